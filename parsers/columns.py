@@ -1,0 +1,122 @@
+"""Vectorised field decoders shared by the site parsers: money, cards, local times.
+
+Each helper is a polars expression builder, so a parser decodes a whole column of lines at once
+instead of one Python object per card or amount.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+__all__ = [
+    "CARD_CODES",
+    "RANKS",
+    "SUITS",
+    "TIME_ZONES",
+    "card_code",
+    "cards_list",
+    "format_card",
+    "local_time_to_utc",
+    "money",
+]
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+CARD_CODES: dict[str, int] = {
+    rank + suit: rank_index * 4 + suit_index
+    for rank_index, rank in enumerate(RANKS)
+    for suit_index, suit in enumerate(SUITS)
+}
+
+# Zone abbreviations printed by sites, mapped to IANA zones (DST handled by the zone database).
+TIME_ZONES: dict[str, str] = {
+    "ET": "America/New_York",
+    "EST": "America/New_York",
+    "EDT": "America/New_York",
+    "CT": "America/Chicago",
+    "MT": "America/Denver",
+    "PT": "America/Los_Angeles",
+    "AT": "America/Halifax",
+    "AKT": "America/Anchorage",
+    "HT": "Pacific/Honolulu",
+    "BRT": "America/Sao_Paulo",
+    "ART": "America/Argentina/Buenos_Aires",
+    "UTC": "UTC",
+    "GMT": "UTC",
+    "WET": "Europe/Lisbon",
+    "CET": "Europe/Paris",
+    "EET": "Europe/Helsinki",
+    "MSK": "Europe/Moscow",
+    "IST": "Asia/Kolkata",
+    "CCT": "Asia/Shanghai",
+    "JST": "Asia/Tokyo",
+    "AWST": "Australia/Perth",
+    "ACST": "Australia/Adelaide",
+    "AEST": "Australia/Sydney",
+    "NZT": "Pacific/Auckland",
+}
+
+
+def card_code(token: str) -> int:
+    """Code of a two-character card token.
+
+    >>> card_code("2c"), card_code("As"), card_code("Td")
+    (0, 51, 33)
+    """
+    return CARD_CODES[token]
+
+
+def format_card(code: int) -> str:
+    """Two-character token of a card code.
+
+    >>> format_card(51)
+    'As'
+    """
+    return RANKS[code // 4] + SUITS[code % 4]
+
+
+def cards_list(text: pl.Expr, separator: str = " ") -> pl.Expr:
+    """``"Ah Kd 2c"`` → ``[50, 45, 0]`` (list of uint8); an unreadable token becomes null."""
+    return text.str.split(separator).list.eval(
+        pl.element().replace_strict(CARD_CODES, default=None, return_dtype=pl.UInt8)
+    )
+
+
+def money(text: pl.Expr, scale: pl.Expr | int) -> pl.Expr:
+    """Printed amount → int64 minor units; null when it is not a plain non-negative amount.
+
+    ``scale`` is 100 for amounts in currency units with cents and 1 for chips. Currency symbols,
+    codes and thousands separators are dropped; more decimals than the scale allows, or a value
+    that does not fit in int64, gives null, so the hand can be quarantined rather than rounded.
+    """
+    scale_expr = pl.lit(scale) if isinstance(scale, int) else scale
+    cleaned = text.str.replace_all(r"[^0-9.]", "")
+    parts = cleaned.str.extract_groups(r"^(\d+)(?:\.(\d*))?$")
+    whole = parts.struct.field("1").cast(pl.Int64, strict=False)
+    fraction = parts.struct.field("2").fill_null("").str.strip_chars_end("0")
+    digits = pl.when(scale_expr == 100).then(2).otherwise(0)
+    fraction_value = (
+        pl.when(fraction.str.len_chars() == 0)
+        .then(pl.lit(0, dtype=pl.Int64))
+        .when(fraction.str.len_chars() <= digits)
+        .then(fraction.str.pad_end(2, "0").str.slice(0, 2).cast(pl.Int64, strict=False))
+        .otherwise(pl.lit(None, dtype=pl.Int64))
+    )
+    scaled = whole * scale_expr.cast(pl.Int64)
+    # Overflow check: int64 multiplication wraps silently, so compare against the bound first.
+    fits = whole <= pl.lit(9_000_000_000_000_000) // scale_expr.cast(pl.Int64)
+    return pl.when(fits).then(scaled + fraction_value).otherwise(None)
+
+
+def local_time_to_utc(
+    date_time: pl.Expr, zone: pl.Expr, fmt: str = "%Y/%m/%d %H:%M:%S"
+) -> pl.Expr:
+    """Local wall-clock text plus a printed zone abbreviation → UTC timestamp (null if unknown)."""
+    naive = date_time.str.strptime(pl.Datetime("us"), fmt, strict=False)
+    result: pl.Expr = pl.lit(None, dtype=pl.Datetime("us", "UTC"))
+    for abbreviation, iana in TIME_ZONES.items():
+        converted = naive.dt.replace_time_zone(
+            iana, ambiguous="earliest", non_existent="null"
+        ).dt.convert_time_zone("UTC")
+        result = pl.when(zone == abbreviation).then(converted).otherwise(result)
+    return result

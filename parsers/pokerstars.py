@@ -1,0 +1,844 @@
+"""PokerStars hand histories (``PokerStars Hand #`` / ``Game #``), Omaha Hi/Lo in every form.
+
+The parser works on a whole block of lines at once: every line is classified with cheap literal
+tests, each line kind is decoded by its own regular expression over the column of those lines, and
+the canonical tables are assembled with joins and window expressions. Hands of other games in the
+same file (mixed games, 5 Card Omaha Hi/Lo, Courchevel Hi/Lo) are counted as skipped; a hand whose
+text is damaged or inconsistent is quarantined with a reason, and the rest of the block goes on.
+
+What PokerStars prints, and so what this parser records:
+
+- Money is printed with a currency symbol for cash (``$0.31``) and as plain chips in tournaments
+  and play money; stored as cents or chips (``hands.money_scale``).
+- ``raises $0.05 to $0.07``: the second figure is the player's street total (``to_amount``), the
+  first is the raise over the bet faced; ``calls`` and ``bets`` give the chips added.
+- ``posts small & big blinds $0.03``: a missed small blind (dead) plus a live big blind.
+- Halves are never labelled (``collections.half`` is null); one ``collected`` line per half and pot
+  (side pots first), so ``pot_index`` is kept: ``pot`` / ``main pot`` → 0, ``side pot`` → 1,
+  ``side pot-N`` → N.
+- ``Total pot`` in the summary includes the rake (gross).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import polars as pl
+
+from parsers.base import ParseResult, table_from_frame
+from parsers.columns import cards_list, local_time_to_utc, money
+from pipeline.positions import assign_positions
+
+__all__ = ["PokerStarsParser"]
+
+SITE = "pokerstars"
+GAME = "Omaha Hi/Lo"
+
+HAND_START = r"^PokerStars (?:Home Game |Zoom |Home Game Zoom )?(?:Hand|Game) #\d+: "
+
+HEADER = (
+    r"^PokerStars (?P<prefix>[A-Za-z ]*?)(?:Hand|Game) #(?P<hand_id>\d+):\s+"
+    r"(?:\{(?P<club>[^}]*)\}\s+)?"
+    r"(?:Tournament #(?P<tournament_id>\d+),\s+(?P<buy_in>Freeroll|[^ ]+(?: [A-Z]{3})?)\s+(?P<tgame>"
+    r"(?:[A-Za-z0-9'/ -]+? \()?(?:5 Card |Courchevel |)?"
+    r"[A-Za-z0-9'/ -]+?(?:Limit|Pot Limit|No Limit)\)?)"
+    r"|(?P<cgame>[^(]*?\(?[^(]*?\((?P<cstakes>[^)]*)\)))"
+    r"(?: - Level (?P<level>\S+) \((?P<lstakes>[^)]*)\))?"
+    r"(?: - Match.*?)?"
+    r" - (?P<date>\d{4}/\d{1,2}/\d{1,2})(?: - | )(?P<time>\d{1,2}:\d{2}:\d{2}) \(?(?P<zone>[A-Z]+)\)?"
+    r"(?: \[(?P<et_date>\d{4}/\d{1,2}/\d{1,2}) (?P<et_time>\d{1,2}:\d{2}:\d{2}) (?P<et_zone>[A-Z]+)\])?$"
+)
+# Within the game text: an optional mixed-game name, the game, the limit, cash stakes.
+GAME_TEXT = (
+    r"^(?:(?P<mixed>[A-Za-z0-9' -]+?) \()?"
+    r"(?P<game>[A-Za-z0-9'/ -]+?) (?P<limit>Limit|Pot Limit|No Limit|Fixed Limit)"
+    r"(?:,? \(?(?P<stakes>[^()]*?)\)?)?\)?$"
+)
+STAKES = (
+    r"^(?P<symbol>[^0-9\s]*)(?P<first>[\d.,]+)/[^0-9\s]*(?P<second>[\d.,]+)"
+    r"(?: (?P<code>[A-Z]{3}))?"
+)
+TABLE = (
+    r"^Table '(?P<table_name>.*)'(?: (?P<max_seats>\d+)-max)?(?: \([^)]*\))*"
+    r" Seat #(?P<button_seat>\d+) is the button$"
+)
+SEAT = (
+    r"^Seat (?P<seat>\d+): (?P<player>.+?) \((?P<stack>[^ ,)]+) in chips"
+    r"(?:, (?P<bounty>[^)]*?) bounty)?\)(?P<flags>.*)$"
+)
+ACTION = (
+    r"^(?P<player>.+?): (?P<verb>posts small & big blinds|posts small blind|posts big blind"
+    r"|posts the ante|folds|checks|calls|bets|raises|shows|mucks hand|doesn't show hand"
+    r"|is sitting out|sits out|stands pat|discards)"
+    r"(?: (?P<first>[^ \[]+))?(?: to (?P<to>\S+))?(?: \[(?P<cards>[^\]]*)\])?"
+    r"(?P<all_in> and is all-in)?(?: and has reached the .* cap)?"
+    r"(?: \((?P<desc>.*)\))?$"
+)
+DEALT = r"^Dealt to (?P<player>.+?)(?: \[(?P<cards>[^\]]*)\])?$"
+UNCALLED = r"^Uncalled bet \((?P<amount>[^)]+)\) returned to (?P<player>.+)$"
+COLLECTED = (
+    r"^(?P<player>.+?) collected (?P<amount>\S+) from "
+    r"(?P<pot>pot|main pot|side pot(?:-(?P<side>\d+))?)$"
+)
+TOTAL = (
+    r"^Total pot (?P<total>\S+)(?P<pots>(?: Main pot \S+\.)?(?: Side pot(?:-\d+)? \S+\.)*)"
+    r" \| Rake (?P<rake>\S+)"
+)
+BOARD = r"^(?P<which>FIRST |SECOND )?Board \[(?P<cards>[^\]]*)\]$"
+SUMMARY_MUCK = r"^Seat \d+: (?P<player>.+?) (?:\([^)]*\) )*mucked \[(?P<cards>[^\]]*)\]$"
+MARKER = r"^\*\*\* (?P<name>.+?) \*\*\*"
+
+# Lines that carry no data the tables need but are known PokerStars text (anything else in a
+# hand is reported as unrecognised and the hand is quarantined).
+INFORMATIONAL = (
+    r"^(?:.+ (?:is sitting out|has timed out|has timed out while disconnected|is disconnected"
+    r"|is connected|has returned|leaves the table|will be allowed to play after the button"
+    r"|was removed from the table for failing to post|sits out|is sitting out)"
+    r"|.+ joins the table at seat #\d+"
+    r"|.+ said, \".*\"?"
+    r"|.+ wins the .+ bounty for eliminating .+"
+    r"|.+ wins .+ for eliminating .+"
+    r"|.+ finished the tournament(?: in \d+\w\w place)?(?: and received .+)?"
+    r"|.+ wins the tournament(?: and receives .+)?"
+    r"|.+ re-buys and receives .+|.+ takes the add-on and receives .+"
+    r"|.+ cashed out the hand for .+"
+    r"|No low hand qualified|Hand was run twice|Hand cancelled"
+    r"|Seat \d+: .+"  # summary seat lines: redundant with the body, mucked cards read apart
+    r"|with (?:HI|LO): .+"  # the 2005 summary wraps its seat line before the description
+    r")$"
+)
+
+SECTIONS: dict[str, int] = {
+    "HOLE CARDS": 0,
+    "PRE-FLOP": 0,
+    "FLOP": 1,
+    "FIRST FLOP": 1,
+    "SECOND FLOP": 1,
+    "TURN": 2,
+    "FIRST TURN": 2,
+    "SECOND TURN": 2,
+    "RIVER": 3,
+    "FIRST RIVER": 3,
+    "SECOND RIVER": 3,
+    "SHOW DOWN": 4,
+    "FIRST SHOW DOWN": 4,
+    "SECOND SHOW DOWN": 4,
+    "SUMMARY": 5,
+}
+SECOND_RUN_SECTIONS = ("SECOND FLOP", "SECOND TURN", "SECOND RIVER", "SECOND SHOW DOWN")
+CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "₹": "INR", "C$": "CAD"}
+
+VERB_KIND = {
+    "posts small blind": "post_sb",
+    "posts big blind": "post_bb",
+    "posts small & big blinds": "post_bb",  # split into dead + live below
+    "posts the ante": "ante",
+    "folds": "fold",
+    "checks": "check",
+    "calls": "call",
+    "bets": "bet",
+    "raises": "raise",
+    "shows": "show",
+    "mucks hand": "muck",
+}
+# Kinds whose chips count toward the player's street total (dead money and antes do not).
+LIVE_KINDS = ("post_sb", "post_bb", "call", "bet", "raise")
+
+
+class PokerStarsParser:
+    """Parser for PokerStars text hand histories."""
+
+    site: ClassVar[str] = SITE
+
+    def sniff(self, head: str) -> bool:
+        """PokerStars files open with a hand header (after any BOM or blank lines)."""
+        return bool(
+            pl.Series([head.lstrip("\ufeff \r\n").split("\n", 1)[0]])
+            .str.contains(HAND_START)
+            .item()
+        )
+
+    def hand_starts(self, lines: pl.Series) -> np.ndarray:
+        """Mask of hand header lines."""
+        return lines.str.contains(HAND_START).fill_null(False).to_numpy()
+
+    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
+        """Parse a block of whole hands into the canonical tables."""
+        return _Block(lines, offsets, source_file).parse()
+
+
+class _Block:
+    """The state of one parse: a frame of lines plus the per-hand verdicts built from it."""
+
+    def __init__(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> None:
+        self.source_file = source_file
+        starts = lines.str.contains(HAND_START).fill_null(False)
+        self.frame = pl.DataFrame(
+            {
+                "line": lines.alias("line"),
+                "offset": pl.Series("offset", offsets, dtype=pl.Int64),
+                "hand": (starts.cast(pl.Int32).cum_sum() - 1).alias("hand"),
+                "is_start": starts.alias("is_start"),
+            }
+        ).with_row_index("line_no")
+
+    # -- orchestration ---------------------------------------------------------------------
+
+    def parse(self) -> ParseResult:
+        preamble = self.frame.filter(pl.col("hand") < 0)
+        body = self.frame.filter(pl.col("hand") >= 0)
+        preamble_rejects = self._preamble_rejects(preamble)
+
+        headers = self._headers(body)
+        is_o8 = pl.col("game") == GAME
+        skipped = headers.filter(pl.col("header_ok") & ~is_o8)
+        candidates = headers.filter(pl.col("header_ok") & is_o8)
+        bad_headers = headers.filter(~pl.col("header_ok")).select(
+            "hand", pl.lit("unrecognised hand header").alias("reason")
+        )
+
+        lines = self._classify(body.join(candidates.select("hand"), on="hand", how="semi"))
+        hands = self._hands(candidates, lines)
+        seats = self._seats(lines, hands)
+        actions = self._actions(lines, hands)
+        collections = self._collections(lines, hands)
+        showdowns = self._showdowns(lines, hands)
+        seats = self._hole_cards(seats, lines, actions)
+
+        reasons = pl.concat(
+            [
+                bad_headers,
+                self._line_problems(lines),
+                self._hand_problems(hands, lines),
+                self._seat_problems(seats),
+                self._actor_problems(actions, collections, seats),
+                self._card_problems(hands, seats),
+            ],
+            how="vertical_relaxed",
+        ).unique(subset="hand", keep="first", maintain_order=True)
+
+        good = candidates.select("hand").join(reasons, on="hand", how="anti")
+        hands = hands.join(good, on="hand", how="semi")
+        seats = assign_positions(seats.join(good, on="hand", how="semi"), hands)
+        actions = actions.join(good, on="hand", how="semi")
+        collections = collections.join(good, on="hand", how="semi")
+        showdowns = showdowns.join(good, on="hand", how="semi")
+        hands = hands.join(
+            seats.group_by("hand").agg(
+                (~pl.col("sitting_out")).sum().cast(pl.Int16).alias("players_dealt")
+            ),
+            on="hand",
+            how="left",
+        )
+
+        rejects = pl.concat(
+            [preamble_rejects, self._hand_rejects(reasons, headers)], how="vertical_relaxed"
+        )
+        skipped_games = dict(
+            skipped.group_by("game").len().sort("game").iter_rows()
+        )
+        ids = hands.select("hand", "hand_id")
+        seats, actions, collections, showdowns = (
+            frame.join(ids, on="hand", how="left")
+            for frame in (seats, actions, collections, showdowns)
+        )
+        tables = {
+            "hands": table_from_frame(hands.sort("hand"), "hands"),
+            "seats": table_from_frame(seats.sort("hand", "seat"), "seats"),
+            "actions": table_from_frame(actions.sort("hand", "seq"), "actions"),
+            "collections": table_from_frame(collections.sort("hand", "seq"), "collections"),
+            "showdowns": table_from_frame(showdowns.sort("hand", "line_no"), "showdowns"),
+            "rejects": table_from_frame(rejects, "rejects"),
+        }
+        found = headers.height + (1 if preamble_rejects.height else 0)
+        return ParseResult(
+            tables=tables,
+            hands_found=found,
+            parsed=hands.height,
+            skipped=skipped.height,
+            rejected=rejects.height,
+            skipped_games={str(k): int(v) for k, v in skipped_games.items()},
+        )
+
+    # -- header and line classification ------------------------------------------------------
+
+    def _headers(self, body: pl.DataFrame) -> pl.DataFrame:
+        first = body.filter(pl.col("is_start"))
+        header = pl.col("line").str.extract_groups(HEADER)
+        parsed = first.select(
+            "hand", "offset", "line", header.alias("h")
+        ).unnest("h")
+        game_text = pl.coalesce("tgame", "cgame")
+        parsed = parsed.with_columns(
+            game_text.str.extract_groups(GAME_TEXT).alias("g")
+        ).unnest("g")
+        stakes_text = pl.coalesce("stakes", "lstakes", "cstakes")
+        parsed = parsed.with_columns(stakes_text.str.extract_groups(STAKES).alias("s")).unnest(
+            "s"
+        )
+        is_tournament = pl.col("tournament_id").is_not_null()
+        currency = (
+            pl.when(is_tournament)
+            .then(pl.lit("CHIPS"))
+            .when(pl.col("code").is_not_null())
+            .then(pl.col("code"))
+            .when(pl.col("symbol").fill_null("") != "")
+            .then(pl.col("symbol").replace_strict(CURRENCY_SYMBOLS, default="UNKNOWN"))
+            .otherwise(pl.lit("PLAY"))
+        )
+        return parsed.with_columns(
+            header_ok=pl.col("hand_id").is_not_null()
+            & pl.col("game").is_not_null()
+            & pl.col("first").is_not_null(),
+            game=pl.col("game").fill_null(pl.col("line").str.slice(0, 80)),
+            limit_type=pl.col("limit").replace_strict(
+                {"Limit": "FL", "Fixed Limit": "FL", "Pot Limit": "PL", "No Limit": "NL"},
+                default=None,
+            ),
+            currency=currency,
+            money_scale=pl.when(currency.is_in(["CHIPS", "PLAY"])).then(1).otherwise(100),
+            started_at=pl.coalesce(
+                local_time_to_utc(
+                    pl.concat_str("et_date", pl.lit(" "), "et_time"), pl.col("et_zone")
+                ),
+                local_time_to_utc(pl.concat_str("date", pl.lit(" "), "time"), pl.col("zone")),
+            ),
+            time_zone=pl.coalesce("et_zone", "zone"),
+            mixed_game=pl.col("mixed").str.strip_chars(),
+            buy_in=pl.col("buy_in").str.strip_chars(),
+        )
+
+    def _classify(self, lines: pl.DataFrame) -> pl.DataFrame:
+        """Section (street) and kind of every line of the candidate hands."""
+        line = pl.col("line")
+        marker = line.str.extract(MARKER, 1)
+        lines = lines.with_columns(
+            marker=marker,
+            section=marker.replace_strict(SECTIONS, default=None, return_dtype=pl.Int8),
+            second_run=pl.when(marker.is_in(SECOND_RUN_SECTIONS))
+            .then(1)
+            .when(marker.is_not_null() & (marker != "SUMMARY"))
+            .then(0)
+            .otherwise(None)
+            .cast(pl.Int8),
+        ).with_columns(
+            section=pl.when(pl.col("is_start"))
+            .then(pl.lit(-1, dtype=pl.Int8))
+            .otherwise(pl.col("section"))
+            .forward_fill()
+            .over("hand"),
+            board_index=pl.when(pl.col("is_start"))
+            .then(pl.lit(0, dtype=pl.Int8))
+            .otherwise(pl.col("second_run"))
+            .forward_fill()
+            .over("hand"),
+        )
+        section = pl.col("section")
+        kind = (
+            pl.when(pl.col("is_start"))
+            .then(pl.lit("header"))
+            .when(line == "")
+            .then(pl.lit("blank"))
+            .when(pl.col("marker").is_not_null())
+            .then(pl.lit("marker"))
+            .when(line.str.starts_with("Table '"))
+            .then(pl.lit("table"))
+            .when((section == -1) & line.str.starts_with("Seat "))
+            .then(pl.lit("seat"))
+            .when(line.str.starts_with("Dealt to "))
+            .then(pl.lit("dealt"))
+            .when(line.str.starts_with("Uncalled bet ("))
+            .then(pl.lit("uncalled"))
+            .when((section == 5) & line.str.starts_with("Total pot "))
+            .then(pl.lit("total"))
+            .when((section == 5) & line.str.contains(BOARD))
+            .then(pl.lit("board"))
+            .when((section == 5) & line.str.contains(SUMMARY_MUCK))
+            .then(pl.lit("summary_muck"))
+            .when(line.str.contains(COLLECTED))
+            .then(pl.lit("collected"))
+            .when(line.str.contains(ACTION))
+            .then(pl.lit("action"))
+            .when(line.str.contains(INFORMATIONAL))
+            .then(pl.lit("info"))
+            .otherwise(pl.lit("unknown"))
+        )
+        return lines.with_columns(kind=kind)
+
+    # -- tables ------------------------------------------------------------------------------
+
+    def _hands(self, headers: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame:
+        table = (
+            lines.filter(pl.col("kind") == "table")
+            .select("hand", pl.col("line").str.extract_groups(TABLE).alias("t"))
+            .unnest("t")
+            .unique("hand", keep="first")
+        )
+        totals = (
+            lines.filter(pl.col("kind") == "total")
+            .select("hand", pl.col("line").str.extract_groups(TOTAL).alias("t"))
+            .unnest("t")
+            .unique("hand", keep="first")
+        )
+        boards = (
+            lines.filter(pl.col("kind") == "board")
+            .select("hand", pl.col("line").str.extract_groups(BOARD).alias("b"))
+            .unnest("b")
+            .with_columns(cards=cards_list(pl.col("cards")))
+        )
+        first_board = boards.filter(pl.col("which").fill_null("FIRST ") == "FIRST ").unique(
+            "hand", keep="first"
+        )
+        second_board = boards.filter(pl.col("which") == "SECOND ").unique("hand", keep="first")
+        # A hand that ended before the flop prints no Board line: its board is empty, not unknown.
+        hands = (
+            headers.join(table, on="hand", how="left")
+            .join(totals, on="hand", how="left")
+            .join(first_board.select("hand", board="cards"), on="hand", how="left")
+            .join(second_board.select("hand", board2="cards"), on="hand", how="left")
+        )
+        scale = pl.col("money_scale")
+        posts = self._posted(lines, hands)
+        hands = hands.join(posts, on="hand", how="left")
+        is_fixed = pl.col("limit_type") == "FL"
+        first_stake = money(pl.col("first"), scale)
+        second_stake = money(pl.col("second"), scale)
+        hands = hands.with_columns(
+            site=pl.lit(SITE),
+            small_bet=pl.when(is_fixed).then(first_stake),
+            big_bet=pl.when(is_fixed).then(second_stake),
+            small_blind=pl.when(is_fixed).then(pl.col("posted_sb")).otherwise(first_stake),
+            big_blind=pl.when(is_fixed)
+            .then(pl.coalesce("posted_bb", first_stake))
+            .otherwise(second_stake),
+            ante=pl.col("posted_ante"),
+            max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
+            button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
+            board=pl.col("board").fill_null(pl.lit([], dtype=pl.List(pl.UInt8))),
+            total_pot=money(pl.col("total"), scale),
+            rake=money(pl.col("rake"), scale),
+            source_file=pl.lit(self.source_file),
+            source_offset=pl.col("offset"),
+        )
+        return hands.join(self._side_pots(hands), on="hand", how="left")
+
+    @staticmethod
+    def _side_pots(hands: pl.DataFrame) -> pl.DataFrame:
+        """``Main pot 4170. Side pot-1 399.`` → [4170, 399]; null when the summary has none."""
+        pots = (
+            pl.col("pots")
+            .str.replace_all(r"(?:Main|Side) pot(?:-\d+)? ", "")
+            .str.strip_chars()
+            .str.split(". ")
+        )
+        return (
+            hands.filter(pl.col("pots").fill_null("") != "")
+            .select("hand", "money_scale", pots.alias("pot"))
+            .explode("pot")
+            .with_columns(pot=money(pl.col("pot").str.strip_chars_end("."), pl.col("money_scale")))
+            .group_by("hand", maintain_order=True)
+            .agg(side_pots=pl.col("pot"))
+        )
+
+    def _posted(self, lines: pl.DataFrame, headers: pl.DataFrame) -> pl.DataFrame:
+        acts = self._action_fields(lines.filter(pl.col("kind") == "action"), headers)
+        return acts.group_by("hand").agg(
+            posted_sb=pl.col("amount").filter(pl.col("verb") == "posts small blind").max(),
+            posted_bb=pl.col("amount").filter(pl.col("verb") == "posts big blind").max(),
+            posted_ante=pl.col("amount").filter(pl.col("verb") == "posts the ante").max(),
+        )
+
+    @staticmethod
+    def _action_fields(actions: pl.DataFrame, headers: pl.DataFrame) -> pl.DataFrame:
+        fields = actions.select(
+            "hand",
+            "line_no",
+            "line",
+            "section",
+            "board_index",
+            pl.col("line").str.extract_groups(ACTION).alias("a"),
+        ).unnest("a")
+        fields = fields.join(headers.select("hand", "money_scale"), on="hand", how="left")
+        scale = pl.col("money_scale")
+        return fields.with_columns(
+            amount=money(pl.col("first"), scale),
+            to=money(pl.col("to"), scale),
+        )
+
+    def _actions(self, lines: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
+        acts = self._action_fields(lines.filter(pl.col("kind") == "action"), hands)
+        acts = acts.filter(pl.col("verb").is_in(list(VERB_KIND)))
+        acts = acts.join(hands.select("hand", "big_blind"), on="hand", how="left")
+        # "posts small & big blinds X": the big blind part is live, the rest is dead money.
+        both = acts.filter(pl.col("verb") == "posts small & big blinds")
+        dead = both.with_columns(
+            kind=pl.lit("post_dead"),
+            amount=pl.col("amount") - pl.col("big_blind"),
+            sub=pl.lit(0),
+        )
+        live = both.with_columns(kind=pl.lit("post_bb"), amount=pl.col("big_blind"), sub=pl.lit(1))
+        single = acts.filter(pl.col("verb") != "posts small & big blinds").with_columns(
+            kind=pl.col("verb").replace_strict(VERB_KIND), sub=pl.lit(0)
+        )
+        uncalled = (
+            lines.filter(pl.col("kind") == "uncalled")
+            .select(
+                "hand",
+                "line_no",
+                "section",
+                "board_index",
+                pl.col("line").str.extract_groups(UNCALLED).alias("u"),
+            )
+            .unnest("u")
+            .join(hands.select("hand", "money_scale"), on="hand", how="left")
+            .with_columns(
+                kind=pl.lit("uncalled_return"),
+                amount=money(pl.col("amount"), pl.col("money_scale")),
+                sub=pl.lit(0),
+            )
+        )
+        columns = ["hand", "line_no", "sub", "section", "player", "kind", "amount", "to"]
+        frame = pl.concat(
+            [
+                single.select(*columns, is_all_in=pl.col("all_in").is_not_null()),
+                dead.select(*columns, is_all_in=pl.lit(False)),
+                live.select(*columns, is_all_in=pl.lit(False)),
+                uncalled.select(
+                    *columns[:-1], to=pl.lit(None, dtype=pl.Int64), is_all_in=pl.lit(False)
+                ),
+            ],
+            how="vertical_relaxed",
+        ).sort("hand", "line_no", "sub")
+        street = pl.col("section").clip(0, 3).cast(pl.Int8)
+        frame = frame.with_columns(
+            street=pl.when(pl.col("kind").is_in(["uncalled_return", "show", "muck"]))
+            .then(street)
+            .otherwise(street),
+            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+        )
+        return self._street_totals(frame)
+
+    @staticmethod
+    def _street_totals(frame: pl.DataFrame) -> pl.DataFrame:
+        """to_amount and the chips added by raises, from each player's running street total.
+
+        A raise prints the new total; every other live action prints the chips added. So the
+        street total restarts at each raise (a segment) and accumulates the added chips in it.
+        """
+        kind = pl.col("kind")
+        live = kind.is_in(list(LIVE_KINDS))
+        is_raise = kind == "raise"
+        key = ["hand", "street", "player"]
+        added = pl.when(live & ~is_raise).then(pl.col("amount")).otherwise(0)
+        frame = frame.with_columns(
+            segment=is_raise.cast(pl.Int32).cum_sum().over(key),
+            base=pl.when(is_raise).then(pl.col("to")).otherwise(0),
+            added=added,
+        ).with_columns(
+            running=(
+                pl.col("base").sum().over([*key, "segment"])
+                + pl.col("added").cum_sum().over([*key, "segment"])
+            )
+        )
+        # The total before each row is the running total of the player's previous row.
+        frame = frame.with_columns(
+            before=pl.col("running").shift(1).over(key).fill_null(0)
+        )
+        in_flow = live | kind.is_in(["fold", "check"])
+        return frame.with_columns(
+            amount=pl.when(is_raise)
+            .then(pl.col("to") - pl.col("before"))
+            .when(kind.is_in(["fold", "check", "show", "muck"]))
+            .then(None)
+            .otherwise(pl.col("amount")),
+            to_amount=pl.when(in_flow).then(pl.col("running")),
+            site=pl.lit(SITE),
+        )
+
+    def _collections(self, lines: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
+        found = (
+            lines.filter(pl.col("kind") == "collected")
+            .select(
+                "hand",
+                "line_no",
+                "board_index",
+                pl.col("line").str.extract_groups(COLLECTED).alias("c"),
+            )
+            .unnest("c")
+            .join(hands.select("hand", "money_scale"), on="hand", how="left")
+        )
+        return found.with_columns(
+            site=pl.lit(SITE),
+            amount=money(pl.col("amount"), pl.col("money_scale")),
+            pot_index=pl.when(pl.col("pot").is_in(["pot", "main pot"]))
+            .then(0)
+            .when(pl.col("pot") == "side pot")
+            .then(1)
+            .otherwise(pl.col("side").cast(pl.Int8, strict=False))
+            .cast(pl.Int8),
+            half=pl.lit(None, dtype=pl.String),
+            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+        )
+
+    def _showdowns(self, lines: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
+        shows = (
+            lines.filter(pl.col("kind") == "action")
+            .select(
+                "hand",
+                "line_no",
+                "board_index",
+                pl.col("line").str.extract_groups(ACTION).alias("a"),
+            )
+            .unnest("a")
+            .filter(pl.col("verb") == "shows")
+        )
+        desc = pl.col("desc")
+        return shows.with_columns(
+            site=pl.lit(SITE),
+            cards=cards_list(pl.col("cards")),
+            high_desc=desc.str.extract(r"(?:^|; )HI: (.*?)(?:; LO: |$)", 1),
+            low_desc=desc.str.extract(r"(?:^|; )LO: (.*)$", 1),
+        )
+
+    def _seats(self, lines: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
+        seats = (
+            lines.filter(pl.col("kind") == "seat")
+            .select("hand", "line", pl.col("line").str.extract_groups(SEAT).alias("s"))
+            .unnest("s")
+            .join(hands.select("hand", "money_scale"), on="hand", how="left")
+        )
+        flags = pl.col("flags").fill_null("")
+        return seats.with_columns(
+            site=pl.lit(SITE),
+            seat=pl.col("seat").cast(pl.Int16, strict=False),
+            stack_start=money(pl.col("stack"), pl.col("money_scale")),
+            sitting_out=flags.str.contains("is sitting out") | flags.str.contains("out of hand"),
+        )
+
+    def _hole_cards(
+        self, seats: pl.DataFrame, lines: pl.DataFrame, actions: pl.DataFrame
+    ) -> pl.DataFrame:
+        dealt = (
+            lines.filter(pl.col("kind") == "dealt")
+            .select("hand", "line_no", pl.col("line").str.extract_groups(DEALT).alias("d"))
+            .unnest("d")
+            .filter(pl.col("cards").is_not_null())
+        )
+        shown = (
+            lines.filter(pl.col("kind") == "action")
+            .select("hand", "line_no", pl.col("line").str.extract_groups(ACTION).alias("a"))
+            .unnest("a")
+            .filter(pl.col("cards").is_not_null())
+        )
+        mucked = (
+            lines.filter(pl.col("kind") == "summary_muck")
+            .select(
+                "hand", "line_no", pl.col("line").str.extract_groups(SUMMARY_MUCK).alias("m")
+            )
+            .unnest("m")
+        )
+        known = pl.concat(
+            [
+                dealt.select("hand", "line_no", "player", "cards"),
+                shown.select("hand", "line_no", "player", "cards"),
+                mucked.select("hand", "line_no", "player", "cards"),
+            ]
+        ).sort("hand", "line_no")
+        # The last sighting wins: a player's shown cards are the same as dealt ones; a mismatch
+        # is caught by the duplicate and conflicting-card checks.
+        cards = (
+            known.with_columns(hole_cards=cards_list(pl.col("cards")))
+            .group_by("hand", "player", maintain_order=True)
+            .agg(
+                pl.col("hole_cards").last(),
+                pl.col("cards").n_unique().alias("card_versions"),
+            )
+        )
+        heroes = dealt.select("hand", "player").unique().with_columns(is_hero=pl.lit(True))
+        return (
+            seats.join(cards, on=["hand", "player"], how="left")
+            .join(heroes, on=["hand", "player"], how="left")
+            .with_columns(
+                is_hero=pl.col("is_hero").fill_null(False),
+                card_versions=pl.col("card_versions").fill_null(0),
+            )
+        )
+
+    # -- checks ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _line_problems(lines: pl.DataFrame) -> pl.DataFrame:
+        return (
+            lines.filter(pl.col("kind") == "unknown")
+            .group_by("hand", maintain_order=True)
+            .agg(pl.col("line").first())
+            .select(
+                "hand",
+                reason=pl.lit("unrecognised line: ") + pl.col("line").str.slice(0, 120),
+            )
+        )
+
+    @staticmethod
+    def _hand_problems(hands: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame:
+        summary = lines.group_by("hand").agg(
+            has_summary=(pl.col("marker") == "SUMMARY").any(),
+            has_hole=(pl.col("marker").is_in(["HOLE CARDS"])).any(),
+            tables=(pl.col("kind") == "table").sum(),
+        )
+        checks = hands.join(summary, on="hand", how="left")
+        reason = (
+            pl.when(~pl.col("has_summary").fill_null(False))
+            .then(pl.lit("truncated hand: no summary"))
+            .when(~pl.col("has_hole").fill_null(False))
+            .then(pl.lit("truncated hand: no hole cards section"))
+            .when(pl.col("tables") != 1)
+            .then(pl.lit("table line missing or repeated"))
+            .when(pl.col("button_seat").is_null())
+            .then(pl.lit("no button seat"))
+            .when(pl.col("started_at").is_null())
+            .then(pl.lit("unreadable start time"))
+            .when(pl.col("total_pot").is_null() | pl.col("rake").is_null())
+            .then(pl.lit("missing or unreadable total pot / rake"))
+            .when(pl.col("limit_type").is_null())
+            .then(pl.lit("unknown betting limit"))
+            .when(pl.col("big_blind").is_null() | pl.col("small_blind").is_null())
+            .then(pl.lit("unreadable stakes"))
+            .when(pl.col("board").list.drop_nulls().list.len() < pl.col("board").list.len())
+            .then(pl.lit("unreadable board card"))
+            .when(pl.col("board").list.len() > 5)
+            .then(pl.lit("more than five board cards"))
+        )
+        return checks.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
+
+    @staticmethod
+    def _seat_problems(seats: pl.DataFrame) -> pl.DataFrame:
+        per_hand = seats.group_by("hand").agg(
+            seats=pl.len(),
+            bad=(pl.col("seat").is_null() | pl.col("player").is_null()).sum(),
+            bad_stack=pl.col("stack_start").is_null().sum(),
+            distinct_seats=pl.col("seat").n_unique(),
+            distinct_players=pl.col("player").n_unique(),
+            bad_cards=(
+                pl.col("hole_cards").is_not_null()
+                & (
+                    (pl.col("hole_cards").list.len() != 4)
+                    | (pl.col("hole_cards").list.drop_nulls().list.len() < 4)
+                )
+            ).sum(),
+            conflicting=(pl.col("card_versions") > 1).sum(),
+        )
+        reason = (
+            pl.when(pl.col("bad") > 0)
+            .then(pl.lit("unreadable seat line"))
+            .when(pl.col("bad_stack") > 0)
+            .then(pl.lit("unreadable stack"))
+            .when(pl.col("distinct_seats") != pl.col("seats"))
+            .then(pl.lit("duplicate seat number"))
+            .when(pl.col("distinct_players") != pl.col("seats"))
+            .then(pl.lit("duplicate player name"))
+            .when(pl.col("bad_cards") > 0)
+            .then(pl.lit("hole cards are not four readable cards"))
+            .when(pl.col("conflicting") > 0)
+            .then(pl.lit("a player is shown different hole cards"))
+        )
+        return per_hand.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
+
+    @staticmethod
+    def _actor_problems(
+        actions: pl.DataFrame, collections: pl.DataFrame, seats: pl.DataFrame
+    ) -> pl.DataFrame:
+        seated = seats.select("hand", "player")
+        actors = pl.concat(
+            [
+                actions.select("hand", "seq", "player", "amount", "kind"),
+                collections.select(
+                    "hand", (pl.col("seq") + 100_000).alias("seq"), "player", "amount",
+                    pl.lit("collected").alias("kind"),
+                ),
+            ]
+        )
+        strangers = (
+            actors.join(seated, on=["hand", "player"], how="anti")
+            .sort("hand", "seq")
+            .unique("hand", keep="first", maintain_order=True)
+            .select("hand", reason=pl.lit("player not seated: ") + pl.col("player"))
+        )
+        bad_amounts = (
+            actors.filter(
+                pl.col("kind").is_in(["fold", "check", "show", "muck"]).not_()
+                & (pl.col("amount").is_null() | (pl.col("amount") < 0))
+            )
+            .sort("hand", "seq")
+            .unique("hand", keep="first", maintain_order=True)
+            .select("hand", reason=pl.lit("unreadable or negative amount (") + pl.col("kind") + ")")
+        )
+        return pl.concat([strangers, bad_amounts])
+
+    @staticmethod
+    def _card_problems(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
+        hole = seats.select("hand", pl.col("hole_cards").alias("card")).explode("card")
+        board = hands.select("hand", pl.col("board").alias("card")).explode("card")
+        board2 = (
+            hands.filter(pl.col("board2").is_not_null())
+            .select(
+                "hand",
+                # The second run repeats the first run's flop (and turn): only new cards count.
+                pl.col("board2").list.set_difference(pl.col("board")).alias("card"),
+            )
+            .explode("card")
+        )
+        cards = pl.concat([hole, board, board2]).drop_nulls("card")
+        return (
+            cards.group_by("hand", "card")
+            .len()
+            .filter(pl.col("len") > 1)
+            .sort("hand", "card")
+            .unique("hand", keep="first", maintain_order=True)
+            .select("hand", reason=pl.lit("duplicate card code ") + pl.col("card").cast(pl.String))
+        )
+
+    # -- rejects -----------------------------------------------------------------------------
+
+    def _hand_rejects(self, reasons: pl.DataFrame, headers: pl.DataFrame) -> pl.DataFrame:
+        text = self.frame.filter(pl.col("hand") >= 0).group_by("hand").agg(
+            raw_text=pl.col("line").str.join("\n"), source_offset=pl.col("offset").first()
+        )
+        return (
+            reasons.join(text, on="hand", how="left")
+            .join(headers.select("hand", "hand_id"), on="hand", how="left")
+            .sort("hand")
+            .select(
+                source_file=pl.lit(self.source_file),
+                source_offset="source_offset",
+                site=pl.lit(SITE),
+                hand_id="hand_id",
+                reason="reason",
+                raw_text="raw_text",
+            )
+        )
+
+    def _preamble_rejects(self, preamble: pl.DataFrame) -> pl.DataFrame:
+        text = preamble.filter(pl.col("line").str.strip_chars() != "")
+        if text.height == 0:
+            return pl.DataFrame(
+                schema={
+                    "source_file": pl.String,
+                    "source_offset": pl.Int64,
+                    "site": pl.String,
+                    "hand_id": pl.String,
+                    "reason": pl.String,
+                    "raw_text": pl.String,
+                }
+            )
+        return pl.DataFrame(
+            {
+                "source_file": [self.source_file],
+                "source_offset": [int(text["offset"][0])],
+                "site": [SITE],
+                "hand_id": [None],
+                "reason": ["text before the first hand header"],
+                "raw_text": ["\n".join(preamble["line"].to_list())],
+            },
+            schema_overrides={"hand_id": pl.String},
+        )

@@ -1,0 +1,121 @@
+"""Bytes to normalised lines, keeping the byte offset of every line in the original file.
+
+Hand histories arrive as UTF-8 (with or without BOM), UTF-16 LE/BE with BOM, or legacy cp1252,
+with CRLF or LF endings. Offsets are computed from the raw bytes (newline positions), never from
+the decoded text, so a quarantined hand can always be found again in the original file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+__all__ = ["DecodedLines", "decode_lines", "detect_encoding", "UnreadableFile"]
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_VALID_MULTIBYTE_UTF8 = re.compile(rb"[\xc2-\xf4][\x80-\xbf]+")
+_HIGH_BYTE = re.compile(rb"[\x80-\xff]")
+
+
+class UnreadableFile(ValueError):
+    """The whole file cannot be read as text (binary data, unknown encoding)."""
+
+
+@dataclass(frozen=True)
+class DecodedLines:
+    """Lines of a text block without terminators, trailing blanks or non-breaking spaces."""
+
+    lines: pl.Series  # Utf8
+    offsets: np.ndarray  # int64 byte offset of each line start in the original file
+    encoding: str
+
+
+def detect_encoding(head: bytes) -> tuple[str, int]:
+    """Return ``(codec, bom_length)`` for a file that starts with ``head``.
+
+    >>> detect_encoding(b"\\xef\\xbb\\xbfPokerStars")
+    ('utf-8', 3)
+    >>> detect_encoding(b"\\xff\\xfeP\\x00")
+    ('utf-16-le', 2)
+    >>> detect_encoding(b"PokerStars Hand")
+    ('utf-8', 0)
+    """
+    for bom, codec in _BOMS:
+        if head.startswith(bom):
+            return codec, len(bom)
+    # UTF-16 without BOM: every other byte of ASCII text is NUL.
+    sample = head[:512]
+    if len(sample) >= 8:
+        if sample[1::2].count(0) > 0.9 * len(sample[1::2]) and sample[0::2].count(0) == 0:
+            return "utf-16-le", 0
+        if sample[0::2].count(0) > 0.9 * len(sample[0::2]) and sample[1::2].count(0) == 0:
+            return "utf-16-be", 0
+    return "utf-8", 0
+
+
+def _choose_byte_codec(data: bytes) -> str:
+    """UTF-8 when the text is (mostly) UTF-8, else cp1252."""
+    try:
+        data.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    valid = sum(len(m) for m in _VALID_MULTIBYTE_UTF8.findall(data))
+    high = len(_HIGH_BYTE.findall(data))
+    # A few stray bytes in a UTF-8 file should not turn every accented name into mojibake.
+    return "utf-8" if valid >= high / 2 else "cp1252"
+
+
+def decode_lines(
+    data: bytes, base_offset: int = 0, encoding: str | None = None
+) -> DecodedLines:
+    """Decode a block of a hand-history file into normalised lines.
+
+    Parameters
+    ----------
+    data:
+        The bytes; the block must start at a line start (after any BOM) and, for UTF-16,
+        at an even position.
+    base_offset:
+        Byte offset of ``data[0]`` in the original file.
+    encoding:
+        The codec, when known from an earlier block; detected (BOM first) when ``None``.
+    """
+    bom = 0
+    if encoding is None:
+        encoding, bom = detect_encoding(data[:4096])
+        if encoding == "utf-8":
+            encoding = _choose_byte_codec(data[bom:])
+    body = data[bom:]
+    if encoding.startswith("utf-16"):
+        if len(body) % 2:
+            body = body[:-1]  # an odd trailing byte cannot be a character
+        units = np.frombuffer(body, dtype="<u2" if encoding == "utf-16-le" else ">u2")
+        ends = (np.flatnonzero(units == 0x0A) + 1) * 2
+        text = body.decode(encoding, errors="replace")
+    else:
+        raw = np.frombuffer(body, dtype=np.uint8)
+        ends = np.flatnonzero(raw == 0x0A) + 1
+        text = body.decode(encoding, errors="replace")
+    starts = np.concatenate(([0], ends)).astype(np.int64) + bom + base_offset
+    pieces = text.split("\n")
+    if pieces and pieces[-1] == "":
+        pieces.pop()
+        starts = starts[:-1]
+    if len(pieces) != len(starts):
+        raise UnreadableFile(f"line structure not recognised for encoding {encoding}")
+    lines = (
+        pl.Series("line", pieces, dtype=pl.String)
+        .str.replace_all("\u00a0", " ", literal=True)
+        .str.replace_all("\r", "", literal=True)
+        .str.strip_chars_end(" \t")
+    )
+    return DecodedLines(lines=lines, offsets=starts, encoding=encoding)
