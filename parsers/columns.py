@@ -89,23 +89,17 @@ def money(text: pl.Expr, scale: pl.Expr | int) -> pl.Expr:
     codes and thousands separators are dropped; more decimals than the scale allows, or a value
     that does not fit in int64, gives null, so the hand can be quarantined rather than rounded.
     """
-    scale_expr = pl.lit(scale) if isinstance(scale, int) else scale
-    cleaned = text.str.replace_all(r"[^0-9.]", "")
-    parts = cleaned.str.extract_groups(r"^(\d+)(?:\.(\d*))?$")
-    whole = parts.struct.field("1").cast(pl.Int64, strict=False)
-    fraction = parts.struct.field("2").fill_null("").str.strip_chars_end("0")
-    digits = pl.when(scale_expr == 100).then(2).otherwise(0)
-    fraction_value = (
-        pl.when(fraction.str.len_chars() == 0)
-        .then(pl.lit(0, dtype=pl.Int64))
-        .when(fraction.str.len_chars() <= digits)
-        .then(fraction.str.pad_end(2, "0").str.slice(0, 2).cast(pl.Int64, strict=False))
-        .otherwise(pl.lit(None, dtype=pl.Int64))
-    )
-    scaled = whole * scale_expr.cast(pl.Int64)
-    # Overflow check: int64 multiplication wraps silently, so compare against the bound first.
-    fits = whole <= pl.lit(9_000_000_000_000_000) // scale_expr.cast(pl.Int64)
-    return pl.when(fits).then(scaled + fraction_value).otherwise(None)
+    scale_expr = (pl.lit(scale) if isinstance(scale, int) else scale).cast(pl.Int64)
+    cleaned = text.str.replace_all(r"[$€£₹,]|\s[A-Z]{3}$", "")
+    parts = cleaned.str.split_exact(".", 1)
+    whole = parts.struct.field("field_0").cast(pl.Int64, strict=False)
+    fraction = parts.struct.field("field_1").fill_null("").str.strip_chars_end("0")
+    cents = (fraction + "00").str.slice(0, 2).cast(pl.Int64, strict=False)
+    allowed_digits = pl.when(scale_expr == 100).then(2).otherwise(0)
+    # int64 multiplication wraps silently, so values beyond the bound are refused first.
+    fits = whole <= pl.lit(9_000_000_000_000_000) // scale_expr
+    valid = fits & (fraction.str.len_bytes() <= allowed_digits) & cleaned.str.contains(r"^\d+(?:\.\d+)?$")
+    return pl.when(valid).then(whole * scale_expr + pl.when(scale_expr == 100).then(cents).otherwise(0))
 
 
 def local_time_to_utc(

@@ -28,6 +28,7 @@ import polars as pl
 
 from parsers.base import ParseResult, table_from_frame
 from parsers.columns import cards_list, local_time_to_utc, money
+from parsers.kernels import street_totals
 from pipeline.positions import assign_positions
 
 __all__ = ["PokerStarsParser"]
@@ -126,6 +127,23 @@ SECTIONS: dict[str, int] = {
     "SECOND SHOW DOWN": 4,
     "SUMMARY": 5,
 }
+(
+    KIND_HEADER,
+    KIND_BLANK,
+    KIND_MARKER,
+    KIND_TABLE,
+    KIND_SEAT,
+    KIND_DEALT,
+    KIND_UNCALLED,
+    KIND_TOTAL,
+    KIND_BOARD,
+    KIND_SUMMARY_MUCK,
+    KIND_COLLECTED,
+    KIND_ACTION,
+    KIND_INFO,
+    KIND_OTHER,
+    KIND_UNKNOWN,
+) = range(15)
 SECOND_RUN_SECTIONS = ("SECOND FLOP", "SECOND TURN", "SECOND RIVER", "SECOND SHOW DOWN")
 CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "₹": "INR", "C$": "CAD"}
 
@@ -143,6 +161,25 @@ VERB_KIND = {
     "mucks hand": "muck",
 }
 # Kinds whose chips count toward the player's street total (dead money and antes do not).
+# Verbs in the order they are tried (a longer verb before its own prefix).
+ACTION_VERBS = (
+    "posts small & big blinds",
+    "posts small blind",
+    "posts big blind",
+    "posts the ante",
+    "folds",
+    "checks",
+    "calls",
+    "bets",
+    "raises",
+    "shows",
+    "mucks hand",
+    "doesn't show hand",
+    "is sitting out",
+    "sits out",
+    "stands pat",
+    "discards",
+)
 LIVE_KINDS = ("post_sb", "post_bb", "call", "bet", "raise")
 
 
@@ -166,6 +203,22 @@ class PokerStarsParser:
     def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
         """Parse a block of whole hands into the canonical tables."""
         return _Block(lines, offsets, source_file).parse()
+
+
+def _forward_fill(
+    size: int, resets: np.ndarray, reset_value: int, rows: np.ndarray, values: np.ndarray
+) -> np.ndarray:
+    """Each line takes the value of the latest marker row or reset row at or before it."""
+    source = np.full(size, -1, dtype=np.int64)
+    value_at = np.zeros(size, dtype=np.int64)
+    reset_rows = np.flatnonzero(resets)
+    source[reset_rows] = reset_rows
+    value_at[reset_rows] = reset_value
+    source[rows] = rows
+    value_at[rows] = values
+    latest = np.maximum.accumulate(source)
+    filled = np.where(latest >= 0, value_at[np.maximum(latest, 0)], reset_value)
+    return filled
 
 
 class _Block:
@@ -198,13 +251,18 @@ class _Block:
             "hand", pl.lit("unrecognised hand header").alias("reason")
         )
 
-        lines = self._classify(body.join(candidates.select("hand"), on="hand", how="semi"))
+        self.scales = np.ones(headers.height, dtype=np.int64)
+        self.scales[candidates["hand"].to_numpy()] = candidates["money_scale"].to_numpy()
+        lines = self._verify_kinds(
+            self._classify(body.join(candidates.select("hand"), on="hand", how="semi"))
+        )
+        self.acts = self._action_lines(lines)
         hands = self._hands(candidates, lines)
         seats = self._seats(lines, hands)
         actions = self._actions(lines, hands)
         collections = self._collections(lines, hands)
-        showdowns = self._showdowns(lines, hands)
-        seats = self._hole_cards(seats, lines, actions)
+        showdowns = self._showdowns()
+        seats = self._hole_cards(seats, lines)
 
         reasons = pl.concat(
             [
@@ -310,79 +368,188 @@ class _Block:
         )
 
     def _classify(self, lines: pl.DataFrame) -> pl.DataFrame:
-        """Section (street) and kind of every line of the candidate hands."""
-        line = pl.col("line")
-        marker = line.str.extract(MARKER, 1)
-        lines = lines.with_columns(
-            marker=marker,
-            section=marker.replace_strict(SECTIONS, default=None, return_dtype=pl.Int8),
-            second_run=pl.when(marker.is_in(SECOND_RUN_SECTIONS))
-            .then(1)
-            .when(marker.is_not_null() & (marker != "SUMMARY"))
-            .then(0)
-            .otherwise(None)
-            .cast(pl.Int8),
-        ).with_columns(
-            section=pl.when(pl.col("is_start"))
-            .then(pl.lit(-1, dtype=pl.Int8))
-            .otherwise(pl.col("section"))
-            .forward_fill()
-            .over("hand"),
-            board_index=pl.when(pl.col("is_start"))
-            .then(pl.lit(0, dtype=pl.Int8))
-            .otherwise(pl.col("second_run"))
-            .forward_fill()
-            .over("hand"),
+        """Section (street), run and kind of every line of the candidate hands.
+
+        Only literal prefix tests run over every line; the regular expressions run later on the
+        few lines of each kind. Sections are forward-filled with numpy over the line order.
+        """
+        line = lines["line"]
+        is_start = lines["is_start"].to_numpy()
+        is_marker = line.str.starts_with("*** ").to_numpy()
+        marker_rows = np.flatnonzero(is_marker)
+        names = (
+            line.gather(marker_rows).str.strip_prefix("*** ").str.split(" ***").list.first()
         )
-        section = pl.col("section")
-        kind = (
-            pl.when(pl.col("is_start"))
-            .then(pl.lit("header"))
-            .when(line == "")
-            .then(pl.lit("blank"))
-            .when(pl.col("marker").is_not_null())
-            .then(pl.lit("marker"))
-            .when(line.str.starts_with("Table '"))
-            .then(pl.lit("table"))
-            .when((section == -1) & line.str.starts_with("Seat "))
-            .then(pl.lit("seat"))
-            .when(line.str.starts_with("Dealt to "))
-            .then(pl.lit("dealt"))
-            .when(line.str.starts_with("Uncalled bet ("))
-            .then(pl.lit("uncalled"))
-            .when((section == 5) & line.str.starts_with("Total pot "))
-            .then(pl.lit("total"))
-            .when((section == 5) & line.str.contains(BOARD))
-            .then(pl.lit("board"))
-            .when((section == 5) & line.str.contains(SUMMARY_MUCK))
-            .then(pl.lit("summary_muck"))
-            .when(line.str.contains(COLLECTED))
-            .then(pl.lit("collected"))
-            .when(line.str.contains(ACTION))
-            .then(pl.lit("action"))
-            .when(line.str.contains(INFORMATIONAL))
-            .then(pl.lit("info"))
-            .otherwise(pl.lit("unknown"))
+        codes = names.replace_strict(SECTIONS, default=None, return_dtype=pl.Int8)
+        runs = pl.Series(names.is_in(SECOND_RUN_SECTIONS)).cast(pl.Int8)
+        known = codes.is_not_null().to_numpy()
+        section = _forward_fill(
+            len(line), is_start, -1, marker_rows[known], codes.to_numpy()[known]
         )
-        return lines.with_columns(kind=kind)
+        # The second run's streets and showdown carry board_index 1; the summary is shared.
+        not_summary = (names != "SUMMARY").to_numpy()
+        board_index = _forward_fill(
+            len(line),
+            is_start,
+            0,
+            marker_rows[not_summary & known],
+            runs.to_numpy()[not_summary & known],
+        )
+        in_summary = section == 5
+        before_cards = section == -1
+        starts_with = line.str.starts_with
+        kinds = np.select(
+            [
+                is_start,
+                (line == "").to_numpy(),
+                is_marker,
+                starts_with("Table '").to_numpy(),
+                before_cards & starts_with("Seat ").to_numpy(),
+                starts_with("Dealt to ").to_numpy(),
+                starts_with("Uncalled bet (").to_numpy(),
+                in_summary & starts_with("Total pot ").to_numpy(),
+                in_summary & line.str.contains("Board [", literal=True).to_numpy(),
+                in_summary & line.str.contains(" mucked [", literal=True).to_numpy(),
+                ~in_summary & line.str.contains(" collected ", literal=True).to_numpy(),
+                ~in_summary & line.str.contains(": ", literal=True).to_numpy(),
+            ],
+            [
+                KIND_HEADER,
+                KIND_BLANK,
+                KIND_MARKER,
+                KIND_TABLE,
+                KIND_SEAT,
+                KIND_DEALT,
+                KIND_UNCALLED,
+                KIND_TOTAL,
+                KIND_BOARD,
+                KIND_SUMMARY_MUCK,
+                KIND_COLLECTED,
+                KIND_ACTION,
+            ],
+            KIND_OTHER,
+        ).astype(np.int8)
+        return lines.with_columns(
+            section=pl.Series(section, dtype=pl.Int8),
+            board_index=pl.Series(board_index, dtype=pl.Int8),
+            kind=pl.Series(kinds, dtype=pl.Int8),
+            marker=pl.repeat(None, len(line), dtype=pl.String, eager=True).scatter(
+                marker_rows, names
+            ),
+        )
+
+    def _verify_kinds(self, lines: pl.DataFrame) -> pl.DataFrame:
+        """Lines whose cheap kind is not confirmed by their pattern become ``unknown``."""
+        checks = {
+            KIND_SEAT: SEAT,
+            KIND_COLLECTED: COLLECTED,
+            KIND_UNCALLED: UNCALLED,
+            KIND_BOARD: BOARD,
+            KIND_SUMMARY_MUCK: SUMMARY_MUCK,
+            KIND_ACTION: ACTION,
+            KIND_TOTAL: TOTAL,
+            KIND_TABLE: TABLE,
+        }
+        kinds = lines["kind"].to_numpy().copy()
+        line = lines["line"]
+        for kind, pattern in checks.items():
+            rows = np.flatnonzero(kinds == kind)
+            if len(rows) == 0:
+                continue
+            matched = line.gather(rows).str.contains(pattern).to_numpy()
+            kinds[rows[~matched]] = KIND_OTHER
+        other = np.flatnonzero(kinds == KIND_OTHER)
+        if len(other):
+            informational = line.gather(other).str.contains(INFORMATIONAL).to_numpy()
+            kinds[other[informational]] = KIND_INFO
+            kinds[other[~informational]] = KIND_UNKNOWN
+        return lines.with_columns(kind=pl.Series(kinds, dtype=pl.Int8))
+
+    def _action_lines(self, lines: pl.DataFrame) -> pl.DataFrame:
+        """Fields of every ``player: verb ...`` line, decoded once for all tables.
+
+        The line is cut at its first ``": "`` and the verb read by prefix, which is several
+        times faster than one capturing expression; the few lines whose player name itself
+        contains ``": "`` fall back to the full expression.
+        """
+        actions = lines.filter(pl.col("kind") == KIND_ACTION).select(
+            "hand", "line_no", "section", "board_index", "line"
+        )
+        parts = actions["line"].str.split_exact(": ", 1)
+        rest = parts.struct.field("field_1")
+        verb = pl.Series("verb", [None] * 0, dtype=pl.String)
+        verb = pl.repeat(None, actions.height, dtype=pl.String, eager=True)
+        for name in ACTION_VERBS:
+            verb = (
+                pl.select(
+                    pl.when(verb.is_null() & (rest.str.starts_with(name + " ") | (rest == name)))
+                    .then(pl.lit(name))
+                    .otherwise(verb)
+                )
+                .to_series()
+            )
+        fast = actions.with_columns(
+            player=parts.struct.field("field_0"), verb=verb, rest=rest
+        )
+        slow_rows = fast.filter(pl.col("verb").is_null())
+        fast = fast.filter(pl.col("verb").is_not_null())
+        tokens = pl.col("rest").str.split(" ")
+        amount_token = {
+            "calls": 1,
+            "bets": 1,
+            "raises": 1,
+            "posts small blind": 3,
+            "posts big blind": 3,
+            "posts the ante": 3,
+            "posts small & big blinds": 5,
+        }
+        first: pl.Expr = pl.lit(None, dtype=pl.String)
+        for name, index in amount_token.items():
+            first = pl.when(pl.col("verb") == name).then(tokens.list.get(index, null_on_oob=True)).otherwise(first)
+        is_show = pl.col("verb") == "shows"
+        fast = fast.with_columns(
+            first=first,
+            to=pl.when(pl.col("verb") == "raises").then(tokens.list.get(3, null_on_oob=True)),
+            cards=pl.when(is_show).then(pl.col("rest").str.extract(r"^shows \[([^\]]*)\]", 1)),
+            all_in=pl.when(pl.col("rest").str.contains(" and is all-in", literal=True)).then(
+                pl.lit(" and is all-in")
+            ),
+            desc=pl.when(is_show).then(pl.col("rest").str.extract(r"\((.*)\)$", 1)),
+        )
+        columns = ["player", "verb", "first", "to", "cards", "all_in", "desc"]
+        slow = slow_rows.select(
+            "hand", "line_no", "section", "board_index", "line",
+            pl.col("line").str.extract_groups(ACTION).alias("a"),
+        ).unnest("a")
+        fields = pl.concat(
+            [
+                fast.select("hand", "line_no", "section", "board_index", "line", *columns),
+                slow.select("hand", "line_no", "section", "board_index", "line", *columns),
+            ]
+        ).sort("line_no")
+        scale = pl.Series(self.scales).gather(fields["hand"].cast(pl.UInt32))
+        return fields.with_columns(money_scale=scale).with_columns(
+            amount=money(pl.col("first"), pl.col("money_scale")),
+            to=money(pl.col("to"), pl.col("money_scale")),
+        )
 
     # -- tables ------------------------------------------------------------------------------
 
     def _hands(self, headers: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame:
         table = (
-            lines.filter(pl.col("kind") == "table")
+            lines.filter(pl.col("kind") == KIND_TABLE)
             .select("hand", pl.col("line").str.extract_groups(TABLE).alias("t"))
             .unnest("t")
             .unique("hand", keep="first")
         )
         totals = (
-            lines.filter(pl.col("kind") == "total")
+            lines.filter(pl.col("kind") == KIND_TOTAL)
             .select("hand", pl.col("line").str.extract_groups(TOTAL).alias("t"))
             .unnest("t")
             .unique("hand", keep="first")
         )
         boards = (
-            lines.filter(pl.col("kind") == "board")
+            lines.filter(pl.col("kind") == KIND_BOARD)
             .select("hand", pl.col("line").str.extract_groups(BOARD).alias("b"))
             .unnest("b")
             .with_columns(cards=cards_list(pl.col("cards")))
@@ -399,7 +566,7 @@ class _Block:
             .join(second_board.select("hand", board2="cards"), on="hand", how="left")
         )
         scale = pl.col("money_scale")
-        posts = self._posted(lines, hands)
+        posts = self._posted()
         hands = hands.join(posts, on="hand", how="left")
         is_fixed = pl.col("limit_type") == "FL"
         first_stake = money(pl.col("first"), scale)
@@ -441,34 +608,16 @@ class _Block:
             .agg(side_pots=pl.col("pot"))
         )
 
-    def _posted(self, lines: pl.DataFrame, headers: pl.DataFrame) -> pl.DataFrame:
-        acts = self._action_fields(lines.filter(pl.col("kind") == "action"), headers)
-        return acts.group_by("hand").agg(
-            posted_sb=pl.col("amount").filter(pl.col("verb") == "posts small blind").max(),
-            posted_bb=pl.col("amount").filter(pl.col("verb") == "posts big blind").max(),
-            posted_ante=pl.col("amount").filter(pl.col("verb") == "posts the ante").max(),
-        )
-
-    @staticmethod
-    def _action_fields(actions: pl.DataFrame, headers: pl.DataFrame) -> pl.DataFrame:
-        fields = actions.select(
-            "hand",
-            "line_no",
-            "line",
-            "section",
-            "board_index",
-            pl.col("line").str.extract_groups(ACTION).alias("a"),
-        ).unnest("a")
-        fields = fields.join(headers.select("hand", "money_scale"), on="hand", how="left")
-        scale = pl.col("money_scale")
-        return fields.with_columns(
-            amount=money(pl.col("first"), scale),
-            to=money(pl.col("to"), scale),
+    def _posted(self) -> pl.DataFrame:
+        verb = pl.col("verb")
+        return self.acts.group_by("hand").agg(
+            posted_sb=pl.col("amount").filter(verb == "posts small blind").max(),
+            posted_bb=pl.col("amount").filter(verb == "posts big blind").max(),
+            posted_ante=pl.col("amount").filter(verb == "posts the ante").max(),
         )
 
     def _actions(self, lines: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
-        acts = self._action_fields(lines.filter(pl.col("kind") == "action"), hands)
-        acts = acts.filter(pl.col("verb").is_in(list(VERB_KIND)))
+        acts = self.acts.filter(pl.col("verb").is_in(list(VERB_KIND)))
         acts = acts.join(hands.select("hand", "big_blind"), on="hand", how="left")
         # "posts small & big blinds X": the big blind part is live, the rest is dead money.
         both = acts.filter(pl.col("verb") == "posts small & big blinds")
@@ -482,7 +631,7 @@ class _Block:
             kind=pl.col("verb").replace_strict(VERB_KIND), sub=pl.lit(0)
         )
         uncalled = (
-            lines.filter(pl.col("kind") == "uncalled")
+            lines.filter(pl.col("kind") == KIND_UNCALLED)
             .select(
                 "hand",
                 "line_no",
@@ -521,44 +670,30 @@ class _Block:
 
     @staticmethod
     def _street_totals(frame: pl.DataFrame) -> pl.DataFrame:
-        """to_amount and the chips added by raises, from each player's running street total.
-
-        A raise prints the new total; every other live action prints the chips added. So the
-        street total restarts at each raise (a segment) and accumulates the added chips in it.
-        """
-        kind = pl.col("kind")
+        """to_amount, and the chips added by raises, from each player's running street total."""
+        kind = frame["kind"]
         live = kind.is_in(list(LIVE_KINDS))
-        is_raise = kind == "raise"
-        key = ["hand", "street", "player"]
-        added = pl.when(live & ~is_raise).then(pl.col("amount")).otherwise(0)
-        frame = frame.with_columns(
-            segment=is_raise.cast(pl.Int32).cum_sum().over(key),
-            base=pl.when(is_raise).then(pl.col("to")).otherwise(0),
-            added=added,
-        ).with_columns(
-            running=(
-                pl.col("base").sum().over([*key, "segment"])
-                + pl.col("added").cum_sum().over([*key, "segment"])
-            )
-        )
-        # The total before each row is the running total of the player's previous row.
-        frame = frame.with_columns(
-            before=pl.col("running").shift(1).over(key).fill_null(0)
-        )
         in_flow = live | kind.is_in(["fold", "check"])
+        to_amount, added = street_totals(
+            frame["hand"].to_numpy(),
+            frame["street"].to_numpy(),
+            frame["player"].cast(pl.Categorical).to_physical().to_numpy().astype(np.int64),
+            live.to_numpy(),
+            (kind == "raise").to_numpy(),
+            in_flow.to_numpy(),
+            frame["amount"].fill_null(0).to_numpy(),
+            frame["to"].fill_null(0).to_numpy(),
+        )
         return frame.with_columns(
-            amount=pl.when(is_raise)
-            .then(pl.col("to") - pl.col("before"))
-            .when(kind.is_in(["fold", "check", "show", "muck"]))
-            .then(None)
-            .otherwise(pl.col("amount")),
-            to_amount=pl.when(in_flow).then(pl.col("running")),
+            amount=pl.when(kind.is_in(["fold", "check", "show", "muck"]).not_())
+            .then(pl.when(kind == "raise").then(pl.Series(added)).otherwise(pl.col("amount"))),
+            to_amount=pl.when(in_flow).then(pl.Series(to_amount)),
             site=pl.lit(SITE),
         )
 
     def _collections(self, lines: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
         found = (
-            lines.filter(pl.col("kind") == "collected")
+            lines.filter(pl.col("kind") == KIND_COLLECTED)
             .select(
                 "hand",
                 "line_no",
@@ -581,18 +716,8 @@ class _Block:
             seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
         )
 
-    def _showdowns(self, lines: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
-        shows = (
-            lines.filter(pl.col("kind") == "action")
-            .select(
-                "hand",
-                "line_no",
-                "board_index",
-                pl.col("line").str.extract_groups(ACTION).alias("a"),
-            )
-            .unnest("a")
-            .filter(pl.col("verb") == "shows")
-        )
+    def _showdowns(self) -> pl.DataFrame:
+        shows = self.acts.filter(pl.col("verb") == "shows")
         desc = pl.col("desc")
         return shows.with_columns(
             site=pl.lit(SITE),
@@ -603,7 +728,7 @@ class _Block:
 
     def _seats(self, lines: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
         seats = (
-            lines.filter(pl.col("kind") == "seat")
+            lines.filter(pl.col("kind") == KIND_SEAT)
             .select("hand", "line", pl.col("line").str.extract_groups(SEAT).alias("s"))
             .unnest("s")
             .join(hands.select("hand", "money_scale"), on="hand", how="left")
@@ -616,23 +741,16 @@ class _Block:
             sitting_out=flags.str.contains("is sitting out") | flags.str.contains("out of hand"),
         )
 
-    def _hole_cards(
-        self, seats: pl.DataFrame, lines: pl.DataFrame, actions: pl.DataFrame
-    ) -> pl.DataFrame:
+    def _hole_cards(self, seats: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame:
         dealt = (
-            lines.filter(pl.col("kind") == "dealt")
+            lines.filter(pl.col("kind") == KIND_DEALT)
             .select("hand", "line_no", pl.col("line").str.extract_groups(DEALT).alias("d"))
             .unnest("d")
             .filter(pl.col("cards").is_not_null())
         )
-        shown = (
-            lines.filter(pl.col("kind") == "action")
-            .select("hand", "line_no", pl.col("line").str.extract_groups(ACTION).alias("a"))
-            .unnest("a")
-            .filter(pl.col("cards").is_not_null())
-        )
+        shown = self.acts.filter(pl.col("cards").is_not_null())
         mucked = (
-            lines.filter(pl.col("kind") == "summary_muck")
+            lines.filter(pl.col("kind") == KIND_SUMMARY_MUCK)
             .select(
                 "hand", "line_no", pl.col("line").str.extract_groups(SUMMARY_MUCK).alias("m")
             )
@@ -670,7 +788,7 @@ class _Block:
     @staticmethod
     def _line_problems(lines: pl.DataFrame) -> pl.DataFrame:
         return (
-            lines.filter(pl.col("kind") == "unknown")
+            lines.filter(pl.col("kind") == KIND_UNKNOWN)
             .group_by("hand", maintain_order=True)
             .agg(pl.col("line").first())
             .select(
@@ -684,7 +802,7 @@ class _Block:
         summary = lines.group_by("hand").agg(
             has_summary=(pl.col("marker") == "SUMMARY").any(),
             has_hole=(pl.col("marker").is_in(["HOLE CARDS"])).any(),
-            tables=(pl.col("kind") == "table").sum(),
+            tables=(pl.col("kind") == KIND_TABLE).sum(),
         )
         checks = hands.join(summary, on="hand", how="left")
         reason = (
