@@ -5,7 +5,7 @@ from __future__ import annotations
 from parsers.base import ParseResult, SiteParser
 from parsers.pokerstars import PokerStarsParser
 
-__all__ = ["PARSERS", "ParseResult", "SiteParser", "detect"]
+__all__ = ["PARSERS", "ParseResult", "SiteParser", "detect", "parse_bytes"]
 
 # Order matters only when two formats could claim the same head; the most specific goes first.
 PARSERS: tuple[SiteParser, ...] = (PokerStarsParser(),)
@@ -17,3 +17,19 @@ def detect(head: str) -> SiteParser | None:
         if parser.sniff(head):
             return parser
     return None
+
+
+def parse_bytes(data: bytes, source_file: str) -> ParseResult | None:
+    """Parse a whole file held in memory; None when no parser knows its format.
+
+    Ingest streams large files block by block instead; this is the simple facade for tests,
+    tools and small inputs.
+    """
+    from parsers.text import decode_lines
+
+    decoded = decode_lines(data)
+    head = "\n".join(decoded.lines.head(20).to_list())
+    parser = detect(head)
+    if parser is None:
+        return None
+    return parser.parse(decoded.lines, decoded.offsets, source_file)

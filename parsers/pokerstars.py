@@ -21,6 +21,7 @@ What PokerStars prints, and so what this parser records:
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 import numpy as np
@@ -37,6 +38,8 @@ SITE = "pokerstars"
 GAME = "Omaha Hi/Lo"
 
 HAND_START = r"^PokerStars (?:Home Game |Zoom |Home Game Zoom )?(?:Hand|Game) #\d+: "
+
+_HAND_START_LINE = re.compile(HAND_START.replace("^", "^\ufeff?", 1), re.MULTILINE)
 
 HEADER = (
     r"^PokerStars (?P<prefix>[A-Za-z ]*?)(?:Hand|Game) #(?P<hand_id>\d+):\s+"
@@ -189,12 +192,8 @@ class PokerStarsParser:
     site: ClassVar[str] = SITE
 
     def sniff(self, head: str) -> bool:
-        """PokerStars files open with a hand header (after any BOM or blank lines)."""
-        return bool(
-            pl.Series([head.lstrip("\ufeff \r\n").split("\n", 1)[0]])
-            .str.contains(HAND_START)
-            .item()
-        )
+        """A PokerStars hand header within the first lines (a BOM or stray text may precede)."""
+        return _HAND_START_LINE.search(head) is not None
 
     def hand_starts(self, lines: pl.Series) -> np.ndarray:
         """Mask of hand header lines."""
@@ -475,7 +474,7 @@ class _Block:
         actions = lines.filter(pl.col("kind") == KIND_ACTION).select(
             "hand", "line_no", "section", "board_index", "line"
         )
-        parts = actions["line"].str.split_exact(": ", 1)
+        parts = actions["line"].str.splitn(": ", 2)
         rest = parts.struct.field("field_1")
         verb = pl.Series("verb", [None] * 0, dtype=pl.String)
         verb = pl.repeat(None, actions.height, dtype=pl.String, eager=True)
