@@ -183,6 +183,7 @@ ACTION_VERBS = (
     "stands pat",
     "discards",
 )
+ACTION_VERB = "^(" + "|".join(re.escape(verb) for verb in ACTION_VERBS) + ")(?: |$)"
 LIVE_KINDS = ("post_sb", "post_bb", "call", "bet", "raise")
 
 
@@ -476,17 +477,7 @@ class _Block:
         )
         parts = actions["line"].str.splitn(": ", 2)
         rest = parts.struct.field("field_1")
-        verb = pl.Series("verb", [None] * 0, dtype=pl.String)
-        verb = pl.repeat(None, actions.height, dtype=pl.String, eager=True)
-        for name in ACTION_VERBS:
-            verb = (
-                pl.select(
-                    pl.when(verb.is_null() & (rest.str.starts_with(name + " ") | (rest == name)))
-                    .then(pl.lit(name))
-                    .otherwise(verb)
-                )
-                .to_series()
-            )
+        verb = rest.str.extract(ACTION_VERB, 1)
         fast = actions.with_columns(
             player=parts.struct.field("field_0"), verb=verb, rest=rest
         )
@@ -676,7 +667,7 @@ class _Block:
         to_amount, added = street_totals(
             frame["hand"].to_numpy(),
             frame["street"].to_numpy(),
-            frame["player"].cast(pl.Categorical).to_physical().to_numpy().astype(np.int64),
+            frame["player"].hash(seed=0).to_numpy().view(np.int64),
             live.to_numpy(),
             (kind == "raise").to_numpy(),
             in_flow.to_numpy(),
