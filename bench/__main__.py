@@ -1,0 +1,37 @@
+"""Run every benchmark module ``bench/bench_*.py`` (or those whose name contains an argument).
+
+Usage: ``python -m bench [NAME ...]``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from pathlib import Path
+
+
+def bench_modules(filters: list[str]) -> list[str]:
+    """Return the names of the benchmark modules to run, in name order."""
+    folder = Path(__file__).parent
+    names = sorted(
+        info.name for info in pkgutil.iter_modules([str(folder)]) if info.name.startswith("bench_")
+    )
+    return [name for name in names if not filters or any(part in name for part in filters)]
+
+
+def main(arguments: list[str]) -> int:
+    """Run the selected benchmarks; return the exit status."""
+    names = bench_modules(arguments)
+    if not names:
+        print(f"no benchmark matches {' '.join(arguments)}", file=sys.stderr)
+        return 2
+    for name in names:
+        print(f"== {name}", flush=True)
+        module = importlib.import_module(f"bench.{name}")
+        module.main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

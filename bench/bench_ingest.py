@@ -1,0 +1,298 @@
+"""Ingest throughput and memory on a large PokerStars archive, beside a naive baseline.
+
+Builds ≥ 200,000 hands by replicating the corpus's PokerStars Omaha Hi/Lo hands (with fresh
+hand ids), as a folder of text files and as one zip of them; runs ``hilo ingest`` on each in a
+child process and reports hands/s, MB/s and peak memory (the largest single process and the
+largest sum over the ingest's processes), next to a single-threaded loop that only matches every
+line against one combined regular expression. Goal: ≥ 100,000 hands/s on 2 cores, peak RSS
+≤ 1 GiB.
+
+Run with ``python -m bench ingest``; ``HILO_BENCH_HANDS`` changes the number of hands.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "HAND_ID",
+    "corpus_directory",
+    "main",
+    "naive_scan",
+    "replicate_hands",
+    "stars_corpus_files",
+    "write_replicated_files",
+]
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+HANDS_WANTED = int(os.environ.get("HILO_BENCH_HANDS", "200000"))
+HANDS_PER_FILE = 5000
+GOAL_HANDS_PER_SECOND = 100_000
+GOAL_PEAK_BYTES = 1 << 30
+
+HAND_ID = re.compile(rb"^(PokerStars [A-Za-z ]*?(?:Hand|Game) #)(\d+)(:)", re.MULTILINE)
+# The naive baseline: one regular expression for every kind of line a parser has to read.
+NAIVE_LINE = re.compile(
+    r"^(?:PokerStars (?:Hand|Game) #(\d+):"
+    r"|Table '([^']*)'"
+    r"|Seat (\d+): (.+?) \(([^ )]+) in chips"
+    r"|(.+?): (posts|folds|checks|calls|bets|raises|shows|mucks)"
+    r"|Dealt to (.+?) \["
+    r"|\*\*\* (.+?) \*\*\*"
+    r"|Uncalled bet \(([^)]+)\) returned to (.+)"
+    r"|(.+?) collected (\S+) from"
+    r"|Total pot (\S+)"
+    r"|Board \[([^\]]*)\])"
+)
+
+
+def corpus_directory() -> Path:
+    """Return the shared corpus beside the repository (``../shared/corpus``)."""
+    return REPOSITORY.parent / "shared" / "corpus"
+
+
+def stars_corpus_files(corpus: Path) -> list[Path]:
+    """Return the corpus's PokerStars hand-history files (``Stars/**/*.txt``, ``other/Stars-*``)."""
+    files = sorted((corpus / "Stars").rglob("*.txt")) + sorted((corpus / "other").glob("Stars-*"))
+    return [path for path in files if path.is_file()]
+
+
+def _normalised_text(path: Path) -> bytes:
+    """Return a file's text as UTF-8 with LF endings, ending with a blank line."""
+    data = path.read_bytes().removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n")
+    return data.rstrip(b"\n") + b"\n\n\n"
+
+
+def replicate_hands(files: Sequence[Path], copies: int, first_id: int = 10**11) -> Iterable[bytes]:
+    """Yield ``copies`` copies of the hands of ``files``, every hand with a new unique id."""
+    template = b"".join(_normalised_text(path) for path in files)
+    next_id = first_id
+
+    def renumber(match: re.Match[bytes]) -> bytes:
+        nonlocal next_id
+        next_id += 1
+        return match.group(1) + str(next_id).encode() + match.group(3)
+
+    for _ in range(copies):
+        yield HAND_ID.sub(renumber, template)
+
+
+def write_replicated_files(
+    folder: Path, files: Sequence[Path], hands: int, hands_per_file: int = HANDS_PER_FILE
+) -> list[Path]:
+    """Write about ``hands`` replicated hands into text files of ``hands_per_file`` each."""
+    template_hands = sum(len(HAND_ID.findall(_normalised_text(path))) for path in files)
+    copies_per_file = max(1, hands_per_file // template_hands)
+    file_count = max(1, -(-hands // (copies_per_file * template_hands)))
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for number in range(file_count):
+        path = folder / f"HH-replicated-{number:04d}.txt"
+        first_id = 10**11 + number * copies_per_file * template_hands
+        path.write_bytes(b"".join(replicate_hands(files, copies_per_file, first_id)))
+        written.append(path)
+    return written
+
+
+def naive_scan(paths: Sequence[Path]) -> tuple[int, int]:
+    """Read ``paths`` line by line and match each line; return ``(hands, bytes)``."""
+    hands = 0
+    size = 0
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                match = NAIVE_LINE.match(line)
+                if match is not None and match.group(1) is not None:
+                    hands += 1
+        size += path.stat().st_size
+    return hands, size
+
+
+class _MemoryWatch:
+    """Sample the resident memory of a process tree (/proc) until stopped."""
+
+    def __init__(self, root_pid: int) -> None:
+        self.root_pid = root_pid
+        self.peak_single = 0  # bytes, largest VmHWM of one process
+        self.peak_total = 0  # bytes, largest sum of proportional set sizes at one instant
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> _MemoryWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            total = 0
+            for pid in _descendants(self.root_pid):
+                status = _status(pid)
+                # Pss shares the pages the workers inherit from the fork server among them;
+                # summing plain RSS would count those shared libraries once per process.
+                total += _proportional_size(pid) or status.get("VmRSS", 0)
+                self.peak_single = max(self.peak_single, status.get("VmHWM", 0))
+            self.peak_total = max(self.peak_total, total)
+            time.sleep(0.05)
+
+
+def _descendants(root: int) -> list[int]:
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+                parents[int(entry)] = int(fields[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found = [root]
+    frontier = [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent]
+        found.extend(children)
+        frontier.extend(children)
+    return found
+
+
+def _proportional_size(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _status(pid: int) -> dict[str, int]:
+    values: dict[str, int] = {}
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                key, _, rest = line.partition(":")
+                if key in ("VmRSS", "VmHWM"):
+                    values[key] = int(rest.split()[0]) * 1024
+    except OSError:
+        pass
+    return values
+
+
+@dataclass
+class IngestRun:
+    """One measured ``hilo ingest`` child process."""
+
+    label: str
+    seconds: float
+    summary: str
+    peak_single: int
+    peak_total: int
+
+
+def run_ingest(label: str, inputs: Sequence[Path], out: Path, workers: int | None) -> IngestRun:
+    """Run ``hilo ingest`` in a child process and measure its time and memory."""
+    command = [sys.executable, "-m", "pipeline.cli", "ingest", *map(str, inputs), "--out", str(out)]
+    if workers:
+        command += ["--workers", str(workers)]
+    started = time.perf_counter()
+    child = subprocess.Popen(
+        command, cwd=REPOSITORY, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    with _MemoryWatch(child.pid) as watch:
+        output, _ = child.communicate()
+    seconds = time.perf_counter() - started
+    if child.returncode != 0:
+        raise RuntimeError(f"hilo ingest failed ({child.returncode}):\n{output}")
+    summary = next((line for line in output.splitlines() if line.startswith("files ")), output)
+    return IngestRun(label, seconds, summary, watch.peak_single, watch.peak_total)
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def main() -> None:
+    """Build the archive, run the baseline and the ingests, print the comparison."""
+    corpus = corpus_directory()
+    sources = stars_corpus_files(corpus)
+    if not sources:
+        print(f"skipped: no PokerStars files under {corpus}")
+        return
+    print(f"machine: {_cores()} cores, {_cpu_model()}, Python {platform.python_version()}")
+    with tempfile.TemporaryDirectory(prefix="hilo-bench-") as scratch:
+        folder = Path(scratch) / "hands"
+        files = write_replicated_files(folder, sources, HANDS_WANTED)
+        archive = Path(scratch) / "hands.zip"
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as writer:
+            for path in files:
+                writer.write(path, path.name)
+        text_bytes = sum(path.stat().st_size for path in files)
+        started = time.perf_counter()
+        hands, _ = naive_scan(files)
+        baseline = time.perf_counter() - started
+        print(
+            f"input: {hands} hands in {len(files)} files, {text_bytes / 1e6:.0f} MB text,"
+            f" zip {archive.stat().st_size / 1e6:.0f} MB"
+        )
+        print(
+            f"{'naive regex loop (1 thread)':34s} {baseline:7.2f} s {hands / baseline:10,.0f}"
+            f" hands/s {text_bytes / 1e6 / baseline:7.1f} MB/s"
+        )
+        runs = [
+            run_ingest("hilo ingest folder", [folder], Path(scratch) / "out-folder", None),
+            run_ingest("hilo ingest zip", [archive], Path(scratch) / "out-zip", None),
+            run_ingest("hilo ingest zip again (no-op)", [archive], Path(scratch) / "out-zip", None),
+        ]
+    for run in runs:
+        print(
+            f"{run.label:34s} {run.seconds:7.2f} s {hands / run.seconds:10,.0f} hands/s"
+            f" {text_bytes / 1e6 / run.seconds:7.1f} MB/s  x{baseline / run.seconds:5.2f} baseline"
+            f"  peak RSS {run.peak_single / 2**20:6.0f} MiB/process"
+            f" {run.peak_total / 2**20:6.0f} MiB total (PSS)"
+        )
+        print(f"{'':34s} {run.summary}")
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    print(f"largest child process (getrusage RUSAGE_CHILDREN): {children / 2**20:.0f} MiB")
+    best = max(hands / run.seconds for run in runs[:2])
+    peak = max(run.peak_total for run in runs)
+    speed_verdict = "met" if best >= GOAL_HANDS_PER_SECOND else "NOT met"
+    memory_verdict = "met" if peak <= GOAL_PEAK_BYTES else "NOT met"
+    print(
+        f"goal ≥ {GOAL_HANDS_PER_SECOND:,} hands/s: {speed_verdict} ({best:,.0f});"
+        f" peak ≤ 1 GiB: {memory_verdict} ({peak / 2**20:.0f} MiB)"
+    )
+
+
+if __name__ == "__main__":
+    main()

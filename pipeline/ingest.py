@@ -1,0 +1,1190 @@
+"""Ingest hand-history files, folders and archives into the Parquet dataset.
+
+The driver (:func:`ingest`) expands the inputs into :class:`Source` objects, groups them into
+batches, submits one :func:`ingest_batch` task per batch to an executor and commits each result
+as it completes: it renames the task's temporary parts into place and writes a manifest part
+(see :mod:`pipeline.dataset` for the layout and the commit protocol).
+
+A task streams each source in blocks of a few tens of MB, so memory stays bounded whatever the
+size of a file or archive: a block is cut at the last hand start, the lines before it are parsed,
+and the bytes of the unfinished hand are carried into the next block. Rows are buffered and
+written as row groups of one Parquet part per (table, site) for the whole batch.
+
+Every input file ends in the manifest, with its counts or an ``error``; every hand ends parsed,
+skipped (other game) or in ``rejects``. Nothing raises for a bad file or hand; only bad
+arguments (a path that does not exist) and an unwritable output folder do.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import re
+import stat
+import struct
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+from typing import Any, BinaryIO, Literal, TypeVar
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import parsers
+from parsers.base import ParseResult, SiteParser
+from parsers.text import UnreadableFile, decode_lines, detect_encoding
+from pipeline import dataset
+from pipeline.schema import FILES, HAND_TABLES, REJECTS
+
+__all__ = [
+    "BLOCK_BYTES",
+    "BATCH_BYTES",
+    "BatchResult",
+    "BatchTask",
+    "FileOutcome",
+    "IngestSummary",
+    "InputError",
+    "Source",
+    "expand_inputs",
+    "ingest",
+    "ingest_batch",
+    "plan_batches",
+]
+
+BLOCK_BYTES = 8 << 20  # bytes read and parsed at a time (parsing needs ~30x that in memory)
+BATCH_BYTES = 16 << 20  # small files are grouped into tasks of about this much text
+BATCH_MAX_FILES = 256  # ... and at most this many files (parsing has a fixed cost per call)
+# Rows buffered by a task before they become row groups (~50 MB of Arrow data). Counted in rows,
+# not bytes: Arrow buffer sizes vary with chunking, and the flush points shape the files' bytes.
+FLUSH_ROWS = 500_000
+SNIFF_BYTES = 64 << 10  # text given to the format registry
+MAX_CARRY_BYTES = 4 * BLOCK_BYTES  # a "hand" longer than this is not a hand: parse what we have
+MAX_MEMBER_BYTES = 16 << 30  # refuse larger archive members
+MAX_COMPRESSION_RATIO = 100  # hand histories compress about 10:1; bombs 1000:1
+RATIO_FREE_BYTES = 1 << 20  # small members may compress well beyond the ratio harmlessly
+REJECT_TEXT_CHARS = 4000  # text kept in a file-level reject row
+TASK_FAILED = "ingest task failed"  # a worker died or raised: the next run tries again
+
+_ZIP_MAGIC = b"PK\x03\x04"
+_EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+_GZIP_MAGIC = b"\x1f\x8b"
+_NESTED_ARCHIVE = re.compile(r"\.(zip|gz|tgz|tar|7z|rar|bz2|xz|zst)$", re.IGNORECASE)
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
+
+Compression = Literal["none", "zip", "gzip"]
+T = TypeVar("T")
+
+
+class InputError(ValueError):
+    """A path given to ingest does not exist or cannot be listed (a bad argument)."""
+
+
+class _Refused(Exception):
+    """Reading a source was stopped by a guard (size, compression ratio)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input file: a plain file, a zip member or the content of a gzip file."""
+
+    path: str  # as recorded in the tables: the path as given, "archive.zip!member" for members
+    location: str  # the file on disk (the archive, for members)
+    member: str | None = None  # zip member name
+    compression: Compression = "none"
+    size: int | None = None  # content bytes (gzip: the trailer's size modulo 2**32)
+    crc32: int | None = None  # content checksum: from the archive, or computed to find copies
+    error: str | None = None  # known before reading (refused member, symbolic link, ...)
+    known_sha256: frozenset[str] = frozenset()  # committed digests of files of this size
+    hash_first: bool = False  # hash before parsing: this may be a copy of another file
+
+
+@dataclass(frozen=True)
+class BatchTask:
+    """The arguments of one :func:`ingest_batch` call (picklable, no data)."""
+
+    sources: tuple[Source, ...]
+    root: str
+    block_bytes: int = BLOCK_BYTES
+    flush_rows: int = FLUSH_ROWS
+
+
+@dataclass
+class FileOutcome:
+    """What happened to one source: a manifest row plus what the summary needs."""
+
+    path: str
+    size: int | None
+    sha256: str | None = None
+    site: str | None = None
+    hands_found: int = 0
+    parsed: int = 0
+    skipped: int = 0
+    rejected: int = 0
+    error: str | None = None
+    parts: list[str] = field(default_factory=list)
+    skipped_games: dict[str, int] = field(default_factory=dict)
+    already_ingested: bool = False  # same content as a committed (or earlier) file: no row
+
+
+@dataclass
+class BatchResult:
+    """What a task returns: outcomes and temporary files to publish, never table data."""
+
+    files: list[FileOutcome]
+    moves: list[tuple[str, str]]  # (temporary path, final path relative to the root)
+
+
+@dataclass
+class IngestSummary:
+    """Totals of one ingest run."""
+
+    dataset: Path
+    files: int = 0  # files recorded in the manifest by this run
+    hands_found: int = 0
+    parsed: int = 0
+    skipped: int = 0
+    rejected: int = 0
+    already_ingested: int = 0
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    parts_written: int = 0
+    orphans_removed: int = 0
+
+    def line(self) -> str:
+        """Return the one-line summary printed by the CLI."""
+        return (
+            f"files {self.files} · hands parsed {self.parsed} · skipped {self.skipped}"
+            f" · rejected {self.rejected}"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Expanding the inputs (driver)
+
+
+def expand_inputs(
+    paths: Sequence[str | os.PathLike[str]], exclude: Path | None = None
+) -> list[Source]:
+    """Return the sources of ``paths``: files, folders (recursive), zip and gzip archives.
+
+    Folders are walked in name order, without following symbolic links and skipping hidden
+    entries (``.git``, ``.DS_Store``) and the folder ``exclude`` (the dataset being written);
+    a symbolic link inside a folder is recorded as refused. Archive members that could harm or
+    exhaust the machine are recorded with an ``error``.
+
+    Raises
+    ------
+    InputError
+        A path does not exist.
+    """
+    excluded = exclude.resolve() if exclude is not None else None
+    sources: list[Source] = []
+    for given in paths:
+        shown = os.fspath(given)
+        path = Path(shown)
+        if not path.exists():
+            raise InputError(f"no such file or folder: {shown}")
+        if path.is_dir():
+            sources.extend(_folder_sources(path, shown, excluded))
+        else:
+            sources.extend(_file_sources(path, shown))
+    return sources
+
+
+def _folder_sources(folder: Path, shown: str, excluded: Path | None) -> Iterator[Source]:
+    def refuse(error: OSError) -> None:
+        raise InputError(f"cannot list {error.filename}: {error.strerror}")
+
+    for directory, subfolders, names in os.walk(folder, onerror=refuse):
+        if excluded is not None and Path(directory).resolve() == excluded:
+            subfolders[:] = []
+            continue
+        subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
+        relative = os.path.relpath(directory, folder)
+        for name in sorted(names):
+            if name.startswith("."):
+                continue
+            shown_path = os.path.normpath(os.path.join(shown, relative, name))
+            path = Path(directory) / name
+            if path.is_symlink():
+                yield Source(shown_path, str(path), error="symbolic link not followed")
+            elif path.is_file():
+                yield from _file_sources(path, shown_path)
+        for name in subfolders:
+            path = Path(directory) / name
+            if path.is_symlink():
+                shown_path = os.path.normpath(os.path.join(shown, relative, name))
+                yield Source(shown_path, str(path), error="symbolic link not followed")
+
+
+def _file_sources(path: Path, shown: str) -> list[Source]:
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(4)
+        size = path.stat().st_size
+    except OSError as error:
+        return [Source(shown, str(path), error=f"cannot read file: {error.strerror}")]
+    if magic.startswith((_ZIP_MAGIC, _EMPTY_ZIP_MAGIC)) or path.suffix.lower() == ".zip":
+        return _zip_sources(path, shown)
+    if magic.startswith(_GZIP_MAGIC) or path.suffix.lower() == ".gz":
+        return [_gzip_source(path, shown, size)]
+    return [Source(shown, str(path), size=size)]
+
+
+def _zip_sources(path: Path, shown: str) -> list[Source]:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
+        return [Source(shown, str(path), error=f"not a readable zip archive: {error}")]
+    sources = []
+    for info in members:
+        if info.is_dir() or info.filename.startswith("__MACOSX/"):
+            continue  # folders, and macOS resource forks, hold no hand histories
+        sources.append(
+            Source(
+                f"{shown}!{info.filename}",
+                str(path),
+                member=info.filename,
+                compression="zip",
+                size=info.file_size,
+                crc32=info.CRC,
+                error=_member_refusal(info),
+            )
+        )
+    return sources
+
+
+def _member_refusal(info: zipfile.ZipInfo) -> str | None:
+    """Why a zip member must not be read, or None when it is safe."""
+    name = info.filename.replace("\\", "/")
+    if name.startswith("/") or _WINDOWS_DRIVE.match(name) or ".." in PurePosixPath(name).parts:
+        return "unsafe archive member path (absolute or containing '..')"
+    if stat.S_ISLNK(info.external_attr >> 16):
+        return "symbolic link in archive not followed"
+    if info.flag_bits & 0x1:
+        return "encrypted archive member"
+    if _NESTED_ARCHIVE.search(name):
+        return "nested archive not supported: extract it and ingest its files"
+    if info.file_size > MAX_MEMBER_BYTES:
+        return f"archive member too large: {info.file_size} bytes > {MAX_MEMBER_BYTES}"
+    ratio = info.file_size / max(info.compress_size, 1)
+    if info.file_size > RATIO_FREE_BYTES and ratio > MAX_COMPRESSION_RATIO:
+        return (
+            f"compression ratio {ratio:.0f}:1 above the {MAX_COMPRESSION_RATIO}:1 limit (zip bomb?)"
+        )
+    return None
+
+
+def _gzip_source(path: Path, shown: str, size: int) -> Source:
+    if size < 18:  # header + trailer
+        return Source(shown, str(path), compression="gzip", size=0, error="truncated gzip file")
+    with open(path, "rb") as handle:
+        handle.seek(-8, os.SEEK_END)
+        checksum, content_size = struct.unpack("<II", handle.read(8))
+    return Source(shown, str(path), compression="gzip", size=content_size, crc32=checksum)
+
+
+def plan_batches(
+    sources: Sequence[Source],
+    batch_bytes: int = BATCH_BYTES,
+    max_files: int = BATCH_MAX_FILES,
+) -> list[list[Source]]:
+    """Group ``sources`` into tasks of about ``batch_bytes`` (a large file is a task alone).
+
+    Consecutive sources fill a batch in input order. A source with the size and checksum of an
+    earlier one (a copy) joins that one's batch, so that the task keeps the first and counts the
+    second as already ingested. The grouping depends only on the inputs, so the part names
+    (derived from the batch) are the same on every run.
+    """
+    batches: list[list[Source]] = []
+    batch_sizes: list[int] = []
+    home_of_size: dict[tuple[int, int], int] = {}
+    for source in sources:
+        key = _copy_key(source)
+        if key is not None and key in home_of_size:
+            batches[home_of_size[key]].append(source)
+            continue
+        size = source.size or 0
+        if (
+            not batches or batch_sizes[-1] + size > batch_bytes or len(batches[-1]) >= max_files
+        ) and (not batches or batches[-1]):
+            batches.append([])
+            batch_sizes.append(0)
+        batches[-1].append(source)
+        batch_sizes[-1] += size
+        if key is not None:
+            home_of_size[key] = len(batches) - 1
+    return batches
+
+
+def _size_key(source: Source) -> int | None:
+    """Return the size used to find copies (gzip trailers store it modulo 2**32)."""
+    if source.error is not None or source.size is None:
+        return None
+    return source.size % (1 << 32)
+
+
+def _copy_key(source: Source) -> tuple[int, int] | None:
+    """Return ``(size, crc32)``, equal for copies of a file; None when the checksum is unknown."""
+    size = _size_key(source)
+    if size is None or source.crc32 is None:
+        return None
+    return size, source.crc32
+
+
+def _checksum_possible_copies(sources: list[Source]) -> list[Source]:
+    """Give a crc32 to plain files whose size another source has (only those may be copies).
+
+    Archives carry their members' checksums; a plain file is read once more, at ~4 GB/s.
+    """
+    counts: dict[int, int] = {}
+    for source in sources:
+        if (key := _size_key(source)) is not None:
+            counts[key] = counts.get(key, 0) + 1
+    checked = []
+    for source in sources:
+        key = _size_key(source)
+        if source.crc32 is None and key is not None and counts[key] > 1:
+            checksum = 0
+            try:
+                with open(source.location, "rb") as handle:
+                    while chunk := handle.read(BLOCK_BYTES):
+                        checksum = zlib.crc32(chunk, checksum)
+            except OSError:
+                checksum = None  # type: ignore[assignment]  # the task will report the error
+            source = replace(source, crc32=checksum)
+        checked.append(source)
+    return checked
+
+
+# --------------------------------------------------------------------------------------------
+# The driver
+
+
+def ingest(
+    paths: Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    executor: Executor | None = None,
+    block_bytes: int = BLOCK_BYTES,
+    batch_bytes: int = BATCH_BYTES,
+    flush_rows: int = FLUSH_ROWS,
+    on_progress: Callable[[int, int], None] | None = None,
+    on_wait: Callable[[], None] | None = None,
+) -> IngestSummary:
+    """Ingest ``paths`` into the dataset at ``out``.
+
+    Parameters
+    ----------
+    paths:
+        Files, folders, ``.zip`` and ``.gz`` archives.
+    out:
+        The dataset folder (created if missing).
+    workers, scheduler:
+        Passed to :func:`pipeline.executor.make_executor` when ``executor`` is None.
+    executor:
+        An executor to use instead of making one (it is not shut down).
+    block_bytes, batch_bytes, flush_rows:
+        Bytes parsed at a time, the target text size of a task, and the rows a task buffers
+        before writing row groups.
+    on_progress:
+        Called with ``(bytes done, bytes total)`` after each committed task.
+    on_wait:
+        Called if another ingest holds the dataset's lock (this one then waits).
+
+    Raises
+    ------
+    InputError
+        A path does not exist.
+    OSError
+        The dataset folder cannot be created or written.
+    """
+    root = Path(out)
+    sources = _checksum_possible_copies(expand_inputs(paths, exclude=root))
+    root.mkdir(parents=True, exist_ok=True)
+    summary = IngestSummary(dataset=root)
+    with dataset.dataset_lock(root, on_wait):
+        summary.orphans_removed = len(dataset.remove_orphans(root))
+        sources = _mark_known(sources, dataset.read_manifest(root), block_bytes, summary)
+        tasks = [
+            BatchTask(tuple(batch), str(root), block_bytes, flush_rows)
+            for batch in plan_batches(sources, batch_bytes)
+        ]
+        progress = _Progress(sum(source.size or 0 for source in sources), on_progress)
+        if tasks and executor is not None:
+            _run_tasks(executor, tasks, root, summary, progress)
+        elif len(tasks) == 1 and scheduler is None:
+            # One task gains nothing from a pool but would pay its start-up (~1 s).
+            _run_tasks(_InlineExecutor(), tasks, root, summary, progress)
+        elif tasks:
+            from pipeline.executor import make_executor
+
+            own = make_executor(scheduler, workers)
+            try:
+                _run_tasks(own, tasks, root, summary, progress)
+            except BaseException:
+                own.shutdown(wait=False, cancel_futures=True)  # do not wait on Ctrl-C
+                raise
+            own.shutdown(wait=True)
+        # Every task has ended: temporary files left now are litter of failed attempts.
+        for path in root.glob("*/**/.part-*.tmp"):
+            path.unlink(missing_ok=True)
+    return summary
+
+
+class _InlineExecutor(Executor):
+    """Run each task in this process when it is submitted."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        future: Future[T] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except Exception as error:
+            future.set_exception(error)
+        return future
+
+
+class _Progress:
+    """Report bytes done out of ``total`` to an optional callback."""
+
+    def __init__(self, total: int, callback: Callable[[int, int], None] | None) -> None:
+        self.total = total
+        self.done = 0
+        self._callback = callback
+        self.advance(0)
+
+    def advance(self, size: int) -> None:
+        self.done += size
+        if self._callback is not None:
+            self._callback(self.done, self.total)
+
+
+def _run_tasks(
+    executor: Executor,
+    tasks: Sequence[BatchTask],
+    root: Path,
+    summary: IngestSummary,
+    progress: _Progress,
+) -> None:
+    """Submit every task, and commit each result as soon as it arrives."""
+    futures = {executor.submit(ingest_batch, task): task for task in tasks}
+    try:
+        for future in as_completed(futures):
+            task = futures[future]
+            try:
+                result = future.result()
+            except Exception as error:  # a crashed task fails its own files only
+                result = _failed_batch(task.sources, root, error)
+            _commit(root, result, summary)
+            progress.advance(sum(source.size or 0 for source in task.sources))
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+
+
+def _mark_known(
+    sources: list[Source], manifest: pa.Table, block_bytes: int, summary: IngestSummary
+) -> list[Source]:
+    """Drop sources the manifest already has; tell the others which digests to check."""
+    digests_by_size: dict[int, set[str]] = {}
+    refused: set[tuple[str, int | None]] = set()
+    for path, size, digest, error in zip(
+        manifest.column("path").to_pylist(),
+        manifest.column("size").to_pylist(),
+        manifest.column("sha256").to_pylist(),
+        manifest.column("error").to_pylist(),
+        strict=True,
+    ):
+        if digest is None:
+            if not (error or "").startswith(TASK_FAILED):
+                refused.add((path, size))
+        elif size is not None:
+            digests_by_size.setdefault(size % (1 << 32), set()).add(digest)
+    copy_counts: dict[tuple[int, int], int] = {}
+    for source in sources:
+        if (copy_key := _copy_key(source)) is not None:
+            copy_counts[copy_key] = copy_counts.get(copy_key, 0) + 1
+    marked: list[Source] = []
+    for source in sources:
+        if source.error is not None:
+            if (source.path, source.size) in refused:
+                summary.already_ingested += 1
+            else:
+                marked.append(source)
+            continue
+        key = _size_key(source)
+        known = frozenset(digests_by_size.get(key, ())) if key is not None else frozenset()
+        copy_key = _copy_key(source)
+        may_be_copy = bool(known) or (copy_key is not None and copy_counts[copy_key] > 1)
+        large = source.size is None or source.size >= block_bytes
+        marked.append(replace(source, known_sha256=known, hash_first=may_be_copy and large))
+    return marked
+
+
+def _commit(root: Path, result: BatchResult, summary: IngestSummary) -> None:
+    """Publish a task's parts, then its manifest rows (the commit point)."""
+    for temporary, final in result.moves:
+        target = root / final
+        os.replace(temporary, target)
+    for directory in {(root / final).parent for _, final in result.moves}:
+        dataset.fsync_directory(directory)
+    recorded = [outcome for outcome in result.files if not outcome.already_ingested]
+    summary.already_ingested += len(result.files) - len(recorded)
+    if recorded:
+        dataset.commit_manifest(root, _manifest_rows(recorded))
+    summary.parts_written += len(result.moves)
+    for outcome in recorded:
+        summary.files += 1
+        summary.hands_found += outcome.hands_found
+        summary.parsed += outcome.parsed
+        summary.skipped += outcome.skipped
+        summary.rejected += outcome.rejected
+        if outcome.error is not None:
+            summary.errors.append((outcome.path, outcome.error))
+
+
+def _manifest_rows(outcomes: Sequence[FileOutcome]) -> pa.Table:
+    ingested_at = datetime.now(UTC)
+    return pa.Table.from_pylist(
+        [
+            {
+                "path": outcome.path,
+                "size": outcome.size,
+                "sha256": outcome.sha256,
+                "site": outcome.site,
+                "hands": outcome.parsed,
+                "skipped": outcome.skipped,
+                "rejected": outcome.rejected,
+                "error": outcome.error,
+                "parts": sorted(outcome.parts),
+                "ingested_at": ingested_at,
+            }
+            for outcome in outcomes
+        ],
+        schema=FILES,
+    )
+
+
+def _failed_batch(batch: Sequence[Source], root: Path, error: BaseException) -> BatchResult:
+    """Record every file of a task that raised as failed, with one reject row each."""
+    reason = f"{TASK_FAILED}: {type(error).__name__}: {error}"
+    sink = _PartSink(root, FLUSH_ROWS)
+    outcomes = []
+    for index, source in enumerate(batch):
+        sink.add(index, "rejects", None, _file_reject(source.path, reason, None, None))
+        outcomes.append(FileOutcome(source.path, source.size, error=reason))
+    return _close_batch(sink, outcomes, tag="failed")
+
+
+# --------------------------------------------------------------------------------------------
+# The task (worker)
+
+
+class _SourceFailed(Exception):
+    """A source failed after some of its rows were written: the batch restarts without it."""
+
+    def __init__(self, index: int, outcome: FileOutcome) -> None:
+        super().__init__(outcome.error)
+        self.index = index
+        self.outcome = outcome
+
+
+def ingest_batch(task: BatchTask) -> BatchResult:
+    """Parse the sources of ``task`` and write their rows as temporary parts.
+
+    Returns the outcome of every source and the temporary files to rename into place; the
+    driver commits them. A failure inside one source becomes that source's ``error``.
+    """
+    root = Path(task.root)
+    settled: dict[int, FileOutcome] = {}  # sources whose outcome a failed attempt decided
+    while True:
+        sink = _PartSink(root, task.flush_rows)
+        try:
+            with _ZipCache() as archives:
+                outcomes = _ingest_sources(task, sink, archives, settled)
+        except _SourceFailed as failure:
+            sink.abort()
+            settled[failure.index] = failure.outcome
+            continue
+        except BaseException:
+            sink.abort()
+            raise
+        return _close_batch(sink, outcomes, tag="")
+
+
+def _close_batch(sink: _PartSink, outcomes: list[FileOutcome], tag: str) -> BatchResult:
+    contributors = [
+        f"{outcome.path}\t{outcome.sha256 or ''}\t{outcome.error or ''}"
+        for index, outcome in enumerate(outcomes)
+        if sink.touched(index)
+    ]
+    part_id = dataset.stable_id([tag, *contributors])
+    moves = sink.close(part_id)
+    for index, outcome in enumerate(outcomes):
+        outcome.parts = sink.parts_of(index, part_id)
+    return BatchResult(outcomes, moves)
+
+
+def _ingest_sources(
+    task: BatchTask,
+    sink: _PartSink,
+    archives: _ZipCache,
+    settled: dict[int, FileOutcome],
+) -> list[FileOutcome]:
+    outcomes: list[FileOutcome] = []
+    first_path_of: dict[str, str] = {}  # digest -> first path in this batch
+    for index, source in enumerate(task.sources):
+        if index in settled:
+            outcome = settled[index]
+            if outcome.error is not None:
+                reject = _file_reject(source.path, outcome.error, site=outcome.site)
+                sink.add(index, "rejects", outcome.site, reject)
+        elif source.error is not None:
+            outcome = FileOutcome(source.path, source.size, error=source.error)
+            sink.add(index, "rejects", None, _file_reject(source.path, source.error))
+        else:
+            outcome = _ingest_source(index, source, task, sink, archives, first_path_of)
+        if outcome.sha256 is not None and not outcome.already_ingested:
+            first_path_of.setdefault(outcome.sha256, outcome.path)
+        outcomes.append(outcome)
+        sink.flush_if_full()
+    return outcomes
+
+
+def _ingest_source(
+    index: int,
+    source: Source,
+    task: BatchTask,
+    sink: _PartSink,
+    archives: _ZipCache,
+    first_path_of: dict[str, str],
+) -> FileOutcome:
+    """Stream one source into ``sink``; any failure becomes the outcome's error."""
+    outcome = FileOutcome(source.path, source.size)
+    try:
+        if source.hash_first:
+            outcome.sha256, outcome.size = _hash_source(source, archives)
+            if _is_copy(outcome, source, first_path_of):
+                return outcome
+        with _open_source(source, archives) as stream:
+            _stream_source(index, source, stream, task.block_bytes, sink, outcome, first_path_of)
+    except _SourceFailed:
+        raise
+    except Exception as error:  # a file never stops the run: record why it failed
+        outcome.error = _describe(error)
+        outcome.hands_found = outcome.parsed = outcome.skipped = outcome.rejected = 0
+        if sink.flushed(index):
+            raise _SourceFailed(index, outcome) from error
+        sink.discard(index)
+        reject = _file_reject(source.path, outcome.error, site=outcome.site)
+        sink.add(index, "rejects", outcome.site, reject)
+    if outcome.already_ingested and sink.touched(index):
+        # A copy discovered only at the end (gzip size hints can mislead): undo its rows.
+        if sink.flushed(index):
+            raise _SourceFailed(index, outcome)
+        sink.discard(index)
+    return outcome
+
+
+def _is_copy(outcome: FileOutcome, source: Source, first_path_of: dict[str, str]) -> bool:
+    digest = outcome.sha256
+    if digest in source.known_sha256 or digest in first_path_of:
+        outcome.already_ingested = True
+    return outcome.already_ingested
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, _Refused | UnreadableFile):
+        return str(error)
+    if isinstance(error, zipfile.BadZipFile):
+        return f"corrupt archive member: {error}"
+    if isinstance(error, gzip.BadGzipFile | EOFError | zlib.error):
+        return f"corrupt gzip stream: {error}"
+    if isinstance(error, OSError):
+        return f"cannot read file: {error}"
+    return f"{type(error).__name__}: {error}"
+
+
+def _stream_source(
+    index: int,
+    source: Source,
+    stream: BinaryIO,
+    block_bytes: int,
+    sink: _PartSink,
+    outcome: FileOutcome,
+    first_path_of: dict[str, str],
+) -> None:
+    """Read, sniff and parse one source block by block."""
+    block = _read_block(stream, block_bytes)
+    at_end = len(block) < block_bytes
+    hasher = None
+    if outcome.sha256 is None:
+        hasher = hashlib.sha256(block)
+        if at_end:
+            outcome.sha256, outcome.size = hasher.hexdigest(), len(block)
+            if _is_copy(outcome, source, first_path_of):
+                return
+    parser, refusal, preview = _sniff(block)
+    if parser is None:
+        if hasher is not None and not at_end:  # still identify it, so a re-run skips it
+            outcome.sha256, outcome.size = _drain(stream, hasher, len(block))
+        outcome.error = refusal
+        sink.add(index, "rejects", None, _file_reject(source.path, refusal, preview))
+        return
+    outcome.site = parser.site
+    encoding: str | None = None
+    line_end = _line_end_finder(block)
+    carry = b""
+    carry_offset = 0
+    position = 0  # file offset just past ``block``
+    while True:
+        position += len(block)
+        data = carry + block if carry else block
+        data_offset = carry_offset
+        # Only whole lines are decoded; the partial last line waits for the next block.
+        complete = data if at_end else data[: line_end(data, data_offset)]
+        if complete:
+            lines = decode_lines(complete, data_offset, encoding)
+            encoding = lines.encoding
+            if at_end:
+                _add_parsed(index, parser, lines.lines, lines.offsets, source.path, sink, outcome)
+                carry = b""
+            else:
+                keep = _last_hand_start(parser, lines.lines)
+                if keep is None and len(data) <= MAX_CARRY_BYTES:
+                    keep = 0  # no complete hand yet: carry it all into the next block
+                if keep is None:
+                    keep = len(lines.lines)  # not a hand history's shape: parse what we have
+                if keep:
+                    _add_parsed(
+                        index,
+                        parser,
+                        lines.lines[:keep],
+                        lines.offsets[:keep],
+                        source.path,
+                        sink,
+                        outcome,
+                    )
+                carry_offset = (
+                    int(lines.offsets[keep])
+                    if keep < len(lines.lines)
+                    else (data_offset + len(complete))
+                )
+                carry = data[carry_offset - data_offset :]
+        elif len(data) > MAX_CARRY_BYTES:
+            raise _Refused(f"no line break in {MAX_CARRY_BYTES} bytes: not a hand history")
+        else:
+            carry, carry_offset = data, data_offset
+        sink.flush_if_full()
+        if at_end:
+            break
+        block = _read_block(stream, block_bytes)
+        at_end = len(block) < block_bytes
+        if hasher is not None:
+            hasher.update(block)
+    if hasher is not None and outcome.sha256 is None:
+        outcome.sha256, outcome.size = hasher.hexdigest(), position
+        _is_copy(outcome, source, first_path_of)
+
+
+def _drain(stream: BinaryIO, hasher: hashlib._Hash, size: int) -> tuple[str, int]:
+    """Hash the rest of a stream; return ``(sha256, size)`` given ``size`` bytes so far."""
+    while chunk := stream.read(BLOCK_BYTES):
+        hasher.update(chunk)
+        size += len(chunk)
+    return hasher.hexdigest(), size
+
+
+def _last_hand_start(parser: SiteParser, lines: pl.Series) -> int | None:
+    """Index of the last line that opens a hand, or None when no line after the first does."""
+    starts = np.flatnonzero(parser.hand_starts(lines))
+    if len(starts) == 0 or starts[-1] == 0:
+        return None
+    return int(starts[-1])
+
+
+def _line_end_finder(first_block: bytes) -> Callable[[bytes, int], int]:
+    """Return ``f(data, data_offset) -> index just past the last complete line in data``."""
+    encoding, _ = detect_encoding(first_block[:4096])
+    if encoding == "utf-16-le":
+        newline = b"\n\x00"
+    elif encoding == "utf-16-be":
+        newline = b"\x00\n"
+    else:
+        return lambda data, _offset: data.rfind(b"\n") + 1
+
+    def find_wide(data: bytes, data_offset: int) -> int:
+        end = len(data)
+        while (found := data.rfind(newline, 0, end)) >= 0:
+            if (data_offset + found) % 2 == 0:  # a code unit, not the middle of two
+                return found + 2
+            end = found + 1
+        return 0
+
+    return find_wide
+
+
+def _sniff(block: bytes) -> tuple[SiteParser | None, str, str | None]:
+    """Return ``(parser, why not, text preview)`` for a file starting with ``block``."""
+    head = block[:SNIFF_BYTES]
+    if not head:
+        return None, "empty file", None
+    encoding, bom = detect_encoding(head[:4096])
+    if not encoding.startswith("utf-16") and b"\x00" in head:
+        return None, "binary file: NUL bytes in its first 64 KiB, not a hand history", None
+    if len(head) < len(block):
+        cut = _line_end_finder(head)(head, 0)
+        head = head[:cut] if cut > bom else head
+    try:
+        text = "\n".join(decode_lines(head).lines.to_list())
+    except UnreadableFile as error:
+        return None, f"unreadable text: {error}", None
+    if not text.strip():
+        return None, "empty file: blank lines only", None
+    parser = parsers.detect(text)
+    if parser is None:
+        return None, "unknown format: no parser recognises its first lines", text
+    return parser, "", None
+
+
+def _add_parsed(
+    index: int,
+    parser: SiteParser,
+    lines: pl.Series,
+    offsets: np.ndarray,
+    source_file: str,
+    sink: _PartSink,
+    outcome: FileOutcome,
+) -> None:
+    result = _parse_resilient(parser, lines, offsets, source_file)
+    outcome.hands_found += result.hands_found
+    outcome.parsed += result.parsed
+    outcome.skipped += result.skipped
+    outcome.rejected += result.rejected
+    for game, count in result.skipped_games.items():
+        outcome.skipped_games[game] = outcome.skipped_games.get(game, 0) + count
+    for table in dataset.PART_TABLES:
+        rows = result.tables.get(table)
+        if rows is not None and rows.num_rows:
+            sink.add(index, table, parser.site, _conform(rows, table))
+
+
+def _parse_resilient(
+    parser: SiteParser, lines: pl.Series, offsets: np.ndarray, source_file: str
+) -> ParseResult:
+    """Parse a block; if the parser raises, isolate and quarantine the hands that make it raise.
+
+    A parser bug on one hand must not lose the block's other hands. The block is halved at a
+    hand start until the failing pieces are single hands: a few parse calls per bad hand
+    instead of one call per hand of the block.
+    """
+    try:
+        return parser.parse(lines, offsets, source_file)
+    except Exception as error:
+        starts = np.flatnonzero(parser.hand_starts(lines))
+        bounds = [0, *[int(start) for start in starts if start > 0], len(lines)]
+        return _merge_results(_bisect(parser, lines, offsets, source_file, bounds, error))
+
+
+def _bisect(
+    parser: SiteParser,
+    lines: pl.Series,
+    offsets: np.ndarray,
+    source_file: str,
+    bounds: list[int],
+    error: Exception,
+) -> list[ParseResult]:
+    """Parse the hands between ``bounds`` (line indices of hand starts) whose parse raised."""
+    if len(bounds) <= 2:
+        begin, end = bounds[0], bounds[-1]
+        return [
+            _parser_error_reject(parser.site, lines[begin:end], offsets[begin], source_file, error)
+        ]
+    middle = len(bounds) // 2
+    results = []
+    for piece_bounds in (bounds[: middle + 1], bounds[middle:]):
+        begin, end = piece_bounds[0], piece_bounds[-1]
+        try:
+            results.append(parser.parse(lines[begin:end], offsets[begin:end], source_file))
+        except Exception as piece_error:
+            results.extend(_bisect(parser, lines, offsets, source_file, piece_bounds, piece_error))
+    return results
+
+
+def _parser_error_reject(
+    site: str, lines: pl.Series, offset: int, source_file: str, error: Exception
+) -> ParseResult:
+    """One hand the parser raised on, quarantined with the exception as its reason."""
+    reject = pa.Table.from_pylist(
+        [
+            {
+                "source_file": source_file,
+                "source_offset": int(offset),
+                "site": site,
+                "hand_id": None,
+                "reason": f"parser error: {type(error).__name__}: {error}",
+                "raw_text": "\n".join(lines.to_list()),
+            }
+        ],
+        schema=REJECTS,
+    )
+    return ParseResult({"rejects": reject}, 1, 0, 0, 1)
+
+
+def _merge_results(results: Sequence[ParseResult]) -> ParseResult:
+    tables: dict[str, pa.Table] = {}
+    for table in dataset.PART_TABLES:
+        pieces = [result.tables[table] for result in results if table in result.tables]
+        pieces = [_conform(piece, table) for piece in pieces if piece.num_rows]
+        if pieces:
+            tables[table] = pa.concat_tables(pieces)
+    games: dict[str, int] = {}
+    for result in results:
+        for game, count in result.skipped_games.items():
+            games[game] = games.get(game, 0) + count
+    return ParseResult(
+        tables,
+        sum(result.hands_found for result in results),
+        sum(result.parsed for result in results),
+        sum(result.skipped for result in results),
+        sum(result.rejected for result in results),
+        games,
+    )
+
+
+def _conform(rows: pa.Table, table: str) -> pa.Table:
+    """Return ``rows`` in the canonical schema of ``table`` (cast when a parser drifted)."""
+    schema = HAND_TABLES[table] if table in HAND_TABLES else REJECTS
+    if rows.schema.equals(schema):
+        return rows
+    return rows.select(schema.names).cast(schema)
+
+
+def _file_reject(
+    path: str, reason: str, text: str | None = None, site: str | None = None
+) -> pa.Table:
+    """One ``rejects`` row for a whole file that could not be ingested."""
+    return pa.Table.from_pylist(
+        [
+            {
+                "source_file": path,
+                "source_offset": 0,
+                "site": site,
+                "hand_id": None,
+                "reason": reason,
+                "raw_text": text[:REJECT_TEXT_CHARS] if text else None,
+            }
+        ],
+        schema=REJECTS,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Reading sources
+
+
+def _read_block(stream: BinaryIO, size: int) -> bytes:
+    """Read ``size`` bytes, fewer only at the end of the stream."""
+    chunks = []
+    wanted = size
+    while wanted > 0:
+        chunk = stream.read(wanted)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        wanted -= len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _hash_source(source: Source, archives: _ZipCache) -> tuple[str, int]:
+    """Return ``(sha256, size)`` of a source's content."""
+    digest = hashlib.sha256()
+    size = 0
+    with _open_source(source, archives) as stream:
+        while chunk := stream.read(BLOCK_BYTES):
+            digest.update(chunk)
+            size += len(chunk)
+    return digest.hexdigest(), size
+
+
+class _ZipCache:
+    """Open archives of a task, so members of one zip do not re-read its directory each."""
+
+    def __init__(self) -> None:
+        self._archives: dict[str, zipfile.ZipFile] = {}
+
+    def get(self, location: str) -> zipfile.ZipFile:
+        if location not in self._archives:
+            self._archives[location] = zipfile.ZipFile(location)
+        return self._archives[location]
+
+    def __enter__(self) -> _ZipCache:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for archive in self._archives.values():
+            archive.close()
+
+
+@contextmanager
+def _open_source(source: Source, archives: _ZipCache) -> Iterator[BinaryIO]:
+    """Open the content of a source for reading, with size and compression-ratio guards."""
+    if source.compression == "zip":
+        assert source.member is not None
+        with archives.get(source.location).open(source.member) as member:
+            yield member  # type: ignore[misc]  # size limits were checked from its header
+    elif source.compression == "gzip":
+        with open(source.location, "rb") as raw:
+            counted = _CountingReader(raw)
+            with gzip.GzipFile(fileobj=counted, mode="rb") as content:  # type: ignore[call-overload]
+                yield _RatioGuard(content, counted)  # type: ignore[misc]
+    else:
+        with open(source.location, "rb") as handle:
+            yield handle
+
+
+class _CountingReader:
+    """A read-only file wrapper that counts the bytes read through it."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self.consumed = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        self.consumed += len(data)
+        return data
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._raw, name)
+
+
+class _RatioGuard:
+    """Stop reading a compressed stream that expands beyond the ratio or size limit."""
+
+    def __init__(self, content: BinaryIO, compressed: _CountingReader) -> None:
+        self._content = content
+        self._compressed = compressed
+        self._produced = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._content.read(size)
+        self._produced += len(data)
+        limit = max(self._compressed.consumed * MAX_COMPRESSION_RATIO, RATIO_FREE_BYTES)
+        if self._produced > limit:
+            raise _Refused(
+                f"compression ratio above the {MAX_COMPRESSION_RATIO}:1 limit (gzip bomb?)"
+            )
+        if self._produced > MAX_MEMBER_BYTES:
+            raise _Refused(f"compressed file expands beyond {MAX_MEMBER_BYTES} bytes")
+        return data
+
+
+# --------------------------------------------------------------------------------------------
+# Writing parts
+
+
+class _PartSink:
+    """Buffered rows of one task, written as one temporary Parquet file per (table, site).
+
+    Rows are kept in arrival order (the sources' order, then the file order within each), and
+    the buffer is written as row groups whenever it holds ``flush_rows`` rows.
+    """
+
+    def __init__(self, root: Path, flush_rows: int) -> None:
+        self._root = root
+        self._flush_rows = flush_rows
+        self._pending: list[tuple[int, str, str | None, pa.Table]] = []
+        self._pending_rows = 0
+        self._writers: dict[tuple[str, str | None], tuple[pq.ParquetWriter, Path]] = {}
+        self._touched: dict[int, set[tuple[str, str | None]]] = {}
+        self._flushed: set[int] = set()
+
+    def add(self, index: int, table: str, site: str | None, rows: pa.Table) -> None:
+        """Buffer ``rows`` of ``table`` from source ``index``."""
+        if rows.num_rows == 0:
+            return
+        self._pending.append((index, table, site, rows))
+        self._pending_rows += rows.num_rows
+        self._touched.setdefault(index, set()).add((table, site))
+
+    def touched(self, index: int) -> bool:
+        """Whether source ``index`` has rows in this sink."""
+        return bool(self._touched.get(index))
+
+    def flushed(self, index: int) -> bool:
+        """Whether rows of source ``index`` were already written (they cannot be taken back)."""
+        return index in self._flushed
+
+    def discard(self, index: int) -> None:
+        """Drop the buffered rows of source ``index`` (none of them was written)."""
+        self._pending = [entry for entry in self._pending if entry[0] != index]
+        self._pending_rows = sum(entry[3].num_rows for entry in self._pending)
+        self._touched.pop(index, None)
+
+    def flush_if_full(self) -> None:
+        """Write the buffer when it holds enough rows for good row groups."""
+        if self._pending_rows >= self._flush_rows:
+            self._flush()
+
+    def _flush(self) -> None:
+        grouped: dict[tuple[str, str | None], list[pa.Table]] = {}
+        for index, table, site, rows in self._pending:
+            grouped.setdefault((table, site), []).append(rows)
+            self._flushed.add(index)
+        for key in sorted(grouped, key=lambda key: (key[0], key[1] or "")):
+            writer = self._writer(*key)
+            # One chunk per column: page boundaries must not depend on how rows were chunked.
+            writer.write_table(pa.concat_tables(grouped[key]).combine_chunks())
+        self._pending = []
+        self._pending_rows = 0
+
+    def _writer(self, table: str, site: str | None) -> pq.ParquetWriter:
+        if (table, site) not in self._writers:
+            directory = self._root / dataset.partition_directory(table, site)
+            path = dataset.new_temporary_path(directory)
+            schema = HAND_TABLES[table] if table in HAND_TABLES else REJECTS
+            writer = pq.ParquetWriter(path, schema, **dataset.PARQUET_OPTIONS)
+            self._writers[(table, site)] = (writer, path)
+        return self._writers[(table, site)][0]
+
+    def parts_of(self, index: int, part_id: str) -> list[str]:
+        """Return the final relative paths of the parts holding rows of source ``index``."""
+        return sorted(
+            f"{dataset.partition_directory(table, site)}/{dataset.part_name(part_id)}"
+            for table, site in self._touched.get(index, ())
+        )
+
+    def close(self, part_id: str) -> list[tuple[str, str]]:
+        """Write what is buffered, close the files; return (temporary, final) path pairs."""
+        self._flush()
+        moves = []
+        for (table, site), (writer, path) in self._writers.items():
+            writer.close()
+            dataset.fsync_file(path)
+            final = f"{dataset.partition_directory(table, site)}/{dataset.part_name(part_id)}"
+            moves.append((str(path), final))
+        self._writers = {}
+        return sorted(moves, key=lambda move: move[1])
+
+    def abort(self) -> None:
+        """Close and delete every temporary file (the task restarts or gives up)."""
+        for writer, path in self._writers.values():
+            try:
+                writer.close()
+            finally:
+                path.unlink(missing_ok=True)
+        self._writers = {}
+        self._pending = []
+        self._pending_rows = 0

@@ -1,0 +1,536 @@
+"""The ingest engine (issue 2).
+
+Real PokerStars corpus, archives, bad files, idempotency, determinism, streaming in blocks,
+orphan clean-up and failure isolation.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import shutil
+import zipfile
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from bench.bench_ingest import replicate_hands
+from pipeline import dataset
+from pipeline import ingest as ingest_module
+from pipeline.executor import make_executor
+from pipeline.ingest import Source, expand_inputs, ingest, plan_batches
+from pipeline.schema import TABLES
+from tests.conftest import o8_hands, table_rows
+
+
+def manifest_by_path(root: Path) -> dict[str, dict[str, Any]]:
+    return {row["path"]: row for row in dataset.read_manifest(root).to_pylist()}
+
+
+def part_files(root: Path) -> dict[str, str]:
+    """Relative path -> sha256 of every Parquet file of the hand tables."""
+    return {
+        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for table in dataset.PART_TABLES
+        for path in sorted((root / table).rglob("*.parquet"))
+    }
+
+
+@pytest.fixture(scope="module")
+def stars_dataset(tmp_path_factory: pytest.TempPathFactory, stars_files: list[Path]) -> Path:
+    """Ingest the corpus's PokerStars files once (two local worker processes)."""
+    root = tmp_path_factory.mktemp("stars") / "dataset"
+    ingest(stars_files, root, workers=2)
+    return root
+
+
+# --- the real corpus ----------------------------------------------------------------------
+
+
+def test_corpus_files_account_for_every_o8_hand(
+    stars_dataset: Path,
+    stars_files: list[Path],
+    corpus_dir: Path,
+    corpus_manifest: dict[str, dict[str, str]],
+) -> None:
+    rows = manifest_by_path(stars_dataset)
+    assert set(rows) == {str(path) for path in stars_files}
+    for path in stars_files:
+        row = rows[str(path)]
+        assert row["error"] is None, row
+        assert row["site"] == "pokerstars"
+        assert row["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+        assert row["size"] == path.stat().st_size
+        found = row["hands"] + row["skipped"] + row["rejected"]
+        assert found == o8_hands(corpus_manifest, corpus_dir, path), path
+
+
+def test_tables_agree_with_the_manifest(stars_dataset: Path) -> None:
+    files = dataset.read_manifest(stars_dataset)
+    hands = dataset.read_table(stars_dataset, "hands")
+    assert hands.num_rows == sum(files.column("hands").to_pylist()) > 90
+    assert set(hands.column("source_file").to_pylist()) <= set(files.column("path").to_pylist())
+    hand_ids = set(hands.column("hand_id").to_pylist())
+    for table in ("seats", "actions", "collections"):
+        rows = dataset.read_table(stars_dataset, table)
+        assert rows.num_rows > 0
+        assert set(rows.column("hand_id").to_pylist()) <= hand_ids
+    # Every part a manifest row names exists, and there is no other part.
+    named = {part for parts in files.column("parts").to_pylist() for part in parts}
+    assert named == set(part_files(stars_dataset))
+
+
+def test_layout_is_hive_partitioned_by_site(stars_dataset: Path) -> None:
+    for table in ("hands", "seats", "actions", "collections", "showdowns"):
+        parts = list((stars_dataset / table).glob("site=pokerstars/part-*.parquet"))
+        assert len(parts) == 1, table
+        assert pq.read_schema(parts[0]).equals(TABLES[table], check_metadata=False), table
+
+
+def test_rows_keep_source_order_within_a_part(stars_dataset: Path) -> None:
+    hands = dataset.read_table(stars_dataset, "hands").to_pylist()
+    order = {str(path): index for index, path in enumerate(manifest_by_path(stars_dataset))}
+    keys = [(order[row["source_file"]], row["source_offset"]) for row in hands]
+    assert keys == sorted(keys)
+
+
+# --- idempotency and determinism --------------------------------------------------------
+
+
+def test_second_ingest_adds_nothing_and_says_so(tmp_path: Path, stars_files: list[Path]) -> None:
+    root = tmp_path / "dataset"
+    first = ingest(stars_files, root, workers=2)
+    before = part_files(root)
+    manifests = sorted((root / "files").iterdir())
+    second = ingest(stars_files, root, workers=2)
+    assert first.files == len(stars_files) and first.parsed > 90
+    assert (second.files, second.parsed, second.parts_written) == (0, 0, 0)
+    assert second.already_ingested == len(stars_files)
+    assert part_files(root) == before
+    assert sorted((root / "files").iterdir()) == manifests
+
+
+def test_same_input_gives_byte_identical_parts(tmp_path: Path, stars_files: list[Path]) -> None:
+    one = tmp_path / "one"
+    two = tmp_path / "two"
+    inline = tmp_path / "inline"
+    ingest(stars_files, one, workers=1, batch_bytes=20_000)  # several tasks: a process pool
+    ingest(stars_files, two, workers=2, batch_bytes=20_000)
+    ingest(stars_files, inline)  # one task, run in this process
+    assert len(part_files(one)) > 3 * len(dataset.PART_TABLES)
+    assert part_files(one) == part_files(two)
+    for table in dataset.PART_TABLES:
+        assert table_rows(one, table) == table_rows(inline, table), table
+    volatile = ["ingested_at", "parts"]  # part names follow the batches
+    assert table_rows(one, "files", drop=volatile) == table_rows(inline, "files", drop=volatile)
+
+
+def test_a_copy_of_a_file_is_ingested_once(tmp_path: Path, stars_files: list[Path]) -> None:
+    original = max(stars_files, key=lambda path: path.stat().st_size)
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    shutil.copy(original, folder / "a.txt")
+    shutil.copy(original, folder / "b.txt")
+    summary = ingest([folder], tmp_path / "dataset", workers=1)
+    assert (summary.files, summary.already_ingested) == (1, 1)
+    assert list(manifest_by_path(tmp_path / "dataset")) == [str(folder / "a.txt")]
+
+
+# --- archives ---------------------------------------------------------------------------
+
+
+def _add_member(archive: zipfile.ZipFile, name: str, data: bytes, mode: int = 0o100644) -> None:
+    info = zipfile.ZipInfo(name)
+    info.external_attr = mode << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    archive.writestr(info, data)
+
+
+def test_zip_and_gzip_inputs_with_refused_members(
+    tmp_path: Path,
+    stars_files: list[Path],
+    corpus_dir: Path,
+    corpus_manifest: dict[str, dict[str, str]],
+) -> None:
+    *good, zipped_too = sorted(stars_files, key=lambda path: path.stat().st_size)[-3:]
+    archive = tmp_path / "hands.zip"
+    with zipfile.ZipFile(archive, "w") as writer:
+        for path in (good[0], zipped_too):
+            _add_member(writer, f"histories/{path.name}", path.read_bytes())
+        _add_member(writer, "../escape.txt", good[0].read_bytes())
+        _add_member(writer, "/etc/absolute.txt", good[0].read_bytes())
+        _add_member(writer, "link.txt", b"/etc/passwd", mode=0o120777)
+        _add_member(writer, "inner.zip", b"PK\x05\x06" + bytes(18))
+        _add_member(writer, "bomb.txt", bytes(20 << 20))
+    compressed = tmp_path / "single.txt.gz"
+    compressed.write_bytes(gzip.compress(good[1].read_bytes()))
+    # The same text zipped and gzipped: one copy is ingested, the other is "already ingested".
+    copy = tmp_path / "copy.txt.gz"
+    copy.write_bytes(gzip.compress(zipped_too.read_bytes()))
+
+    summary = ingest([archive, compressed, copy], tmp_path / "dataset", workers=2)
+    assert summary.already_ingested == 1
+
+    rows = manifest_by_path(tmp_path / "dataset")
+    for path in (good[0], zipped_too):
+        row = rows[f"{archive}!histories/{path.name}"]
+        assert row["error"] is None
+        assert row["hands"] + row["skipped"] == o8_hands(corpus_manifest, corpus_dir, path)
+    assert rows[str(compressed)]["error"] is None
+    assert rows[str(compressed)]["hands"] == o8_hands(corpus_manifest, corpus_dir, good[1])
+    assert str(copy) not in rows
+    expected_errors = {
+        "../escape.txt": "unsafe archive member path",
+        "/etc/absolute.txt": "unsafe archive member path",
+        "link.txt": "symbolic link",
+        "inner.zip": "nested archive",
+        "bomb.txt": "compression ratio",
+    }
+    rejects = {
+        row["source_file"]: row["reason"]
+        for row in dataset.read_table(tmp_path / "dataset", "rejects").to_pylist()
+    }
+    for member, reason in expected_errors.items():
+        assert reason in rows[f"{archive}!{member}"]["error"]
+        assert reason in rejects[f"{archive}!{member}"]
+    assert len(summary.errors) == len(expected_errors)
+    hands = dataset.read_table(tmp_path / "dataset", "hands")
+    assert f"{archive}!histories/{good[0].name}" in hands.column("source_file").to_pylist()
+    assert str(compressed) in hands.column("source_file").to_pylist()
+    assert not list(tmp_path.glob("*escape*")) and not (tmp_path.parent / "escape.txt").exists()
+
+
+def test_gzip_bomb_is_stopped_while_reading(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.txt.gz"
+    bomb.write_bytes(gzip.compress(b"PokerStars Hand #1: " + bytes(64 << 20)))
+    summary = ingest([bomb], tmp_path / "dataset", workers=1)
+    assert summary.errors and "compression ratio" in summary.errors[0][1]
+
+
+def test_a_file_failing_after_rows_were_written_leaves_no_rows(
+    tmp_path: Path,
+    replicated_file: Path,
+    stars_files: list[Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = gzip.compress(replicated_file.read_bytes())
+    truncated = tmp_path / "truncated.txt.gz"
+    truncated.write_bytes(data[: len(data) * 3 // 4])  # fails at 3/4, after rows were flushed
+    good = max(stars_files, key=lambda path: path.stat().st_size)
+    root = tmp_path / "dataset"
+    aborts: list[int] = []
+    abort = ingest_module._PartSink.abort
+
+    def counted_abort(sink: Any) -> None:
+        aborts.append(1)
+        abort(sink)
+
+    monkeypatch.setattr(ingest_module._PartSink, "abort", counted_abort)
+    with ThreadPoolExecutor(1) as executor:  # in this process, so the patch applies
+        summary = ingest(
+            [truncated, good],
+            root,
+            executor=executor,
+            block_bytes=20_000,
+            flush_rows=1,
+            batch_bytes=10**9,
+        )
+    assert aborts == [1]  # the batch's written rows were dropped and the batch redone
+    rows = manifest_by_path(root)
+    assert "corrupt gzip stream" in rows[str(truncated)]["error"]
+    assert rows[str(truncated)]["hands"] == 0
+    assert rows[str(good)]["error"] is None and rows[str(good)]["hands"] > 50
+    sources = set(dataset.read_table(root, "hands").column("source_file").to_pylist())
+    assert sources == {str(good)}
+    assert summary.parsed == rows[str(good)]["hands"]
+
+
+def test_the_output_folder_inside_an_input_folder_is_not_read(
+    tmp_path: Path, stars_files: list[Path]
+) -> None:
+    shutil.copy(stars_files[0], tmp_path / "hands.txt")
+    ingest([tmp_path], tmp_path / "dataset", workers=1)
+    second = ingest([tmp_path], tmp_path / "dataset", workers=1)
+    assert list(manifest_by_path(tmp_path / "dataset")) == [str(tmp_path / "hands.txt")]
+    assert (second.files, second.already_ingested) == (0, 1)
+
+
+def test_corrupt_zip_is_an_error_not_a_crash(tmp_path: Path, stars_files: list[Path]) -> None:
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"PK\x03\x04 this is not really a zip archive")
+    summary = ingest([broken, stars_files[0]], tmp_path / "dataset", workers=1)
+    assert summary.files == 2
+    assert [path for path, _ in summary.errors] == [str(broken)]
+    assert "zip" in summary.errors[0][1]
+
+
+# --- bad files ------------------------------------------------------------------------------
+
+
+def test_empty_binary_and_unknown_files_are_recorded(
+    tmp_path: Path, stars_files: list[Path]
+) -> None:
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    (folder / "empty.txt").write_bytes(b"")
+    (folder / "binary.dat").write_bytes(bytes(range(256)) * 64)
+    (folder / "notes.txt").write_text("Dear diary,\nno poker today.\n", encoding="utf-8")
+    good = max(stars_files, key=lambda path: path.stat().st_size)
+    shutil.copy(good, folder / "good.txt")
+
+    summary = ingest([folder], tmp_path / "dataset", workers=2)
+
+    rows = manifest_by_path(tmp_path / "dataset")
+    assert "empty" in rows[str(folder / "empty.txt")]["error"]
+    assert "binary" in rows[str(folder / "binary.dat")]["error"]
+    assert "unknown format" in rows[str(folder / "notes.txt")]["error"]
+    assert rows[str(folder / "good.txt")]["error"] is None
+    assert rows[str(folder / "good.txt")]["hands"] > 50
+    rejects = dataset.read_table(tmp_path / "dataset", "rejects").to_pylist()
+    by_file = {row["source_file"]: row for row in rejects}
+    assert by_file[str(folder / "notes.txt")]["raw_text"].startswith("Dear diary")
+    assert by_file[str(folder / "empty.txt")]["reason"] == "empty file"
+    assert summary.files == 4 and len(summary.errors) == 3
+
+
+def test_symbolic_links_in_folders_are_not_followed(
+    tmp_path: Path, stars_files: list[Path]
+) -> None:
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    (folder / "link.txt").symlink_to(stars_files[0])
+    sources = expand_inputs([folder])
+    assert [(source.path, source.error) for source in sources] == [
+        (str(folder / "link.txt"), "symbolic link not followed")
+    ]
+
+
+def test_missing_input_is_a_bad_argument(tmp_path: Path) -> None:
+    with pytest.raises(ingest_module.InputError):
+        ingest([tmp_path / "missing"], tmp_path / "dataset")
+
+
+# --- streaming in blocks ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def replicated_file(tmp_path_factory: pytest.TempPathFactory, stars_files: list[Path]) -> Path:
+    path = tmp_path_factory.mktemp("replicated") / "many-hands.txt"
+    path.write_bytes(b"".join(replicate_hands(stars_files, 3)))
+    return path
+
+
+@pytest.mark.parametrize(
+    "encoding", ["utf-8", "utf-8-sig-crlf", "utf-16"], ids=["utf8", "bom-crlf", "utf16"]
+)
+def test_small_blocks_give_the_same_rows_as_one_block(
+    tmp_path: Path, replicated_file: Path, encoding: str
+) -> None:
+    text = replicated_file.read_text(encoding="utf-8")
+    source = tmp_path / "input.txt"
+    if encoding == "utf-8":
+        source.write_bytes(text.encode("utf-8"))
+    elif encoding == "utf-8-sig-crlf":
+        source.write_bytes(text.replace("\n", "\r\n").encode("utf-8-sig"))
+    else:
+        source.write_bytes(text.encode("utf-16"))  # with BOM, native (little) endian
+    whole = tmp_path / "whole"
+    blocks = tmp_path / "blocks"
+    ingest([source], whole, workers=1)
+    # 20,001 bytes: blocks end mid-line, mid-hand and (UTF-16) at odd positions.
+    ingest([source], blocks, workers=1, block_bytes=20_001)
+    for table in dataset.PART_TABLES:
+        assert table_rows(whole, table) == table_rows(blocks, table), table
+    files = dataset.read_manifest(blocks).to_pylist()[0]
+    assert files["hands"] > 250 and files["error"] is None
+    assert files["sha256"] == hashlib.sha256(source.read_bytes()).hexdigest()
+    offsets = dataset.read_table(blocks, "hands").column("source_offset").to_pylist()
+    data = source.read_bytes()
+    marker = "PokerStars".encode("utf-16-le" if encoding == "utf-16" else "utf-8")
+    assert all(data[offset : offset + len(marker)] == marker for offset in offsets)
+
+
+def test_hands_longer_than_a_block_are_carried_whole(
+    tmp_path: Path, stars_files: list[Path]
+) -> None:
+    source = next(path for path in stars_files if path.name.startswith("PLO8-6max-USD-0.01"))
+    whole = tmp_path / "whole"
+    tiny = tmp_path / "tiny"
+    ingest([source], whole, workers=1)
+    ingest([source], tiny, workers=1, block_bytes=257)  # every hand spans several blocks
+    for table in dataset.PART_TABLES:
+        assert table_rows(whole, table) == table_rows(tiny, table), table
+    assert dataset.read_table(tiny, "hands").num_rows == 15
+
+
+def test_a_large_copy_is_detected_before_parsing(tmp_path: Path, replicated_file: Path) -> None:
+    root = tmp_path / "dataset"
+    ingest([replicated_file], root, workers=1, block_bytes=64 << 10)
+    copy = tmp_path / "copy.txt"
+    shutil.copy(replicated_file, copy)
+    sources = [Source(str(copy), str(copy), size=copy.stat().st_size)]
+    marked = ingest_module._mark_known(
+        sources, dataset.read_manifest(root), 64 << 10, ingest_module.IngestSummary(root)
+    )
+    assert marked[0].hash_first and marked[0].known_sha256
+    summary = ingest([copy], root, workers=1, block_bytes=64 << 10)
+    assert (summary.files, summary.already_ingested, summary.parts_written) == (0, 1, 0)
+
+
+# --- crash safety building blocks -----------------------------------------------------
+
+
+def test_orphans_and_temporaries_are_removed_on_start(
+    tmp_path: Path, stars_files: list[Path]
+) -> None:
+    root = tmp_path / "dataset"
+    ingest(stars_files[:3], root, workers=1)
+    committed = part_files(root)
+    orphan = root / "hands" / "site=pokerstars" / "part-0123456789abcdef0123.parquet"
+    shutil.copy(root / next(iter(committed)), orphan)
+    temporary = root / "actions" / "site=pokerstars" / ".part-deadbeef.tmp"
+    temporary.write_bytes(b"half written")
+    manifest_temporary = root / "files" / ".part-cafe.tmp"
+    manifest_temporary.write_bytes(b"half written")
+    summary = ingest(stars_files[3:], root, workers=1)
+    assert summary.orphans_removed == 3
+    assert not orphan.exists() and not temporary.exists() and not manifest_temporary.exists()
+    assert set(committed) <= set(part_files(root))
+
+
+def test_lock_is_exclusive(tmp_path: Path) -> None:
+    import fcntl
+
+    calls: list[str] = []
+    with dataset.dataset_lock(tmp_path):
+        with open(tmp_path / dataset.LOCK_NAME, "a+b") as other:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with dataset.dataset_lock(tmp_path, on_wait=lambda: calls.append("waited")):
+        pass
+    assert calls == []
+
+
+# --- failure isolation ------------------------------------------------------------------
+
+
+class _FailingFor(Executor):
+    """A thread executor whose tasks raise for batches containing ``poison``."""
+
+    def __init__(self, poison: str) -> None:
+        self._threads = ThreadPoolExecutor(2)
+        self._poison = poison
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        task = args[0]
+        if any(self._poison in source.path for source in task.sources):
+            return self._threads.submit(_raise, MemoryError("worker ran out of memory"))
+        return self._threads.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._threads.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+def _raise(error: BaseException) -> None:
+    raise error
+
+
+def test_a_failing_task_fails_only_its_files(tmp_path: Path, stars_files: list[Path]) -> None:
+    poison = stars_files[0].name
+    with _FailingFor(poison) as executor:
+        summary = ingest(stars_files, tmp_path / "dataset", executor=executor, batch_bytes=1)
+    assert [path for path, _ in summary.errors] == [str(stars_files[0])]
+    assert "ingest task failed: MemoryError" in summary.errors[0][1]
+    rows = manifest_by_path(tmp_path / "dataset")
+    assert len(rows) == len(stars_files)
+    assert sum(row["hands"] for row in rows.values()) == summary.parsed > 90
+    rejects = dataset.read_table(tmp_path / "dataset", "rejects").to_pylist()
+    assert [row["source_file"] for row in rejects] == [str(stars_files[0])]
+    # A failed task may be transient (a worker killed for memory): the next run retries it.
+    retry = ingest(stars_files, tmp_path / "dataset", workers=1, batch_bytes=1)
+    assert (retry.files, retry.already_ingested) == (1, len(stars_files) - 1)
+    assert retry.parsed > 0 and not retry.errors
+
+
+def test_a_parser_crash_quarantines_only_that_hand(
+    tmp_path: Path, stars_files: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import parsers
+
+    parser = parsers.PARSERS[0]
+    original = type(parser).parse
+    victim = "#68173693354:"  # a hand of the knockout tournament file
+
+    def fragile(self: Any, lines: Any, offsets: Any, source_file: str) -> Any:
+        if lines.str.contains(victim, literal=True).any():
+            raise ValueError("parser bug")
+        return original(self, lines, offsets, source_file)
+
+    monkeypatch.setattr(type(parser), "parse", fragile)
+    knockout = next(path for path in stars_files if "Knockout" in path.name)
+    with ThreadPoolExecutor(1) as executor:
+        summary = ingest([knockout], tmp_path / "dataset", executor=executor)
+    assert (summary.parsed, summary.rejected) == (72, 1)
+    (reject,) = dataset.read_table(tmp_path / "dataset", "rejects").to_pylist()
+    assert reject["reason"] == "parser error: ValueError: parser bug"
+    assert victim in reject["raw_text"] and reject["source_offset"] > 0
+
+
+# --- planning and executor ------------------------------------------------------------
+
+
+def test_batches_group_small_files_and_copies() -> None:
+    def source(name: str, size: int, crc32: int | None = None) -> Source:
+        return Source(name, name, size=size, crc32=crc32)
+
+    sources = [
+        source("a", 10, crc32=7),
+        source("b", 30),
+        source("c", 100),
+        source("d", 10, crc32=7),
+        source("e", 10, crc32=8),
+        source("f", 5),
+    ]
+    batches = plan_batches(sources, batch_bytes=40)
+    names = [[item.path for item in batch] for batch in batches]
+    # "d" is a copy of "a" (size and checksum) and joins its batch; "e" only has its size;
+    # "c" is larger than a batch and alone.
+    assert names == [["a", "b", "d"], ["c"], ["e", "f"]]
+    assert plan_batches(sources, batch_bytes=40) == batches
+    many = [source(f"f{index}", index + 1) for index in range(10)]
+    assert [len(batch) for batch in plan_batches(many, batch_bytes=10**9, max_files=4)] == [
+        4,
+        4,
+        2,
+    ]
+
+
+def test_make_executor_runs_local_processes() -> None:
+    from concurrent.futures import ProcessPoolExecutor
+
+    with make_executor(None, 2) as executor:
+        assert isinstance(executor, ProcessPoolExecutor)
+        assert executor.submit(pow, 2, 10).result() == 1024
+
+
+def test_scheduler_address_without_dask_says_how_to_install() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is not None:
+        pytest.skip("Dask is installed: the message for its absence cannot be shown")
+    with pytest.raises(RuntimeError, match=r"hilo\[dask\]"):
+        make_executor("tcp://127.0.0.1:8786")
+
+
+def test_ingest_on_a_dask_cluster(tmp_path: Path, stars_files: list[Path]) -> None:
+    distributed = pytest.importorskip("distributed", reason="Dask is an optional extra")
+    local = tmp_path / "local"
+    remote = tmp_path / "dask"
+    ingest(stars_files, local, workers=2, batch_bytes=20_000)
+    with distributed.LocalCluster(processes=False, dashboard_address=None) as cluster:
+        ingest(stars_files, remote, scheduler=cluster.scheduler_address, batch_bytes=20_000)
+    assert part_files(local) == part_files(remote)
