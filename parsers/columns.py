@@ -6,7 +6,14 @@ instead of one Python object per card or amount.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import polars as pl
+
+_SYMBOLS = "$€£₹"
+# A printed amount: optional symbol, digits with optional thousands separators and decimals,
+# optional euro suffix or ISO code.
+_AMOUNT = r"^[$€£₹]?\d[\d,]*(?:\.\d+)?€?(?: [A-Z]{3})?$"
 
 __all__ = [
     "CARD_CODES",
@@ -90,25 +97,37 @@ def money(text: pl.Expr, scale: pl.Expr | int) -> pl.Expr:
     that does not fit in int64, gives null, so the hand can be quarantined rather than rounded.
     """
     scale_expr = (pl.lit(scale) if isinstance(scale, int) else scale).cast(pl.Int64)
-    cleaned = text.str.replace_all(r"[$€£₹,]|\s[A-Z]{3}$", "")
-    parts = cleaned.str.split_exact(".", 1)
-    whole = parts.struct.field("field_0").cast(pl.Int64, strict=False)
-    fraction = parts.struct.field("field_1").fill_null("").str.strip_chars_end("0")
-    cents = (fraction + "00").str.slice(0, 2).cast(pl.Int64, strict=False)
-    allowed_digits = pl.when(scale_expr == 100).then(2).otherwise(0)
-    # int64 multiplication wraps silently, so values beyond the bound are refused first.
-    fits = whole <= pl.lit(9_000_000_000_000_000) // scale_expr
-    valid = fits & (fraction.str.len_bytes() <= allowed_digits) & cleaned.str.contains(r"^\d+(?:\.\d+)?$")
-    return pl.when(valid).then(whole * scale_expr + pl.when(scale_expr == 100).then(cents).otherwise(0))
+    well_formed = text.str.contains(_AMOUNT)
+    digits = (
+        text.str.strip_chars_start(_SYMBOLS)
+        .str.strip_chars_end(_SYMBOLS + " ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        .str.replace_all(",", "", literal=True)
+    )
+    # Polars' decimal cast rounds extra digits away silently: refuse them first.
+    too_precise = (
+        pl.when(scale_expr == 100)
+        .then(digits.str.contains(r"\.\d{2}\d*[1-9]"))
+        .otherwise(digits.str.contains(r"\.\d*[1-9]"))
+    )
+    cents = digits.cast(pl.Decimal(18, 2), strict=False).to_physical().cast(pl.Int64)
+    value = pl.when(scale_expr == 100).then(cents).otherwise(cents // 100)
+    return pl.when(well_formed & ~too_precise).then(value)
 
 
 def local_time_to_utc(
-    date_time: pl.Expr, zone: pl.Expr, fmt: str = "%Y/%m/%d %H:%M:%S"
+    date_time: pl.Expr,
+    zone: pl.Expr,
+    fmt: str = "%Y/%m/%d %H:%M:%S",
+    zones: Iterable[str | None] | None = None,
 ) -> pl.Expr:
-    """Local wall-clock text plus a printed zone abbreviation → UTC timestamp (null if unknown)."""
+    """Local wall-clock text plus a printed zone abbreviation → UTC timestamp (null if unknown).
+
+    ``zones`` limits the conversion to the abbreviations that occur (each costs a pass).
+    """
     naive = date_time.str.strptime(pl.Datetime("us"), fmt, strict=False)
     result: pl.Expr = pl.lit(None, dtype=pl.Datetime("us", "UTC"))
-    for abbreviation, iana in TIME_ZONES.items():
+    wanted = TIME_ZONES if zones is None else {z: TIME_ZONES[z] for z in zones if z in TIME_ZONES}
+    for abbreviation, iana in wanted.items():
         converted = naive.dt.replace_time_zone(
             iana, ambiguous="earliest", non_existent="null"
         ).dt.convert_time_zone("UTC")

@@ -358,9 +358,15 @@ class _Block:
             money_scale=pl.when(currency.is_in(["CHIPS", "PLAY"])).then(1).otherwise(100),
             started_at=pl.coalesce(
                 local_time_to_utc(
-                    pl.concat_str("et_date", pl.lit(" "), "et_time"), pl.col("et_zone")
+                    pl.concat_str("et_date", pl.lit(" "), "et_time"),
+                    pl.col("et_zone"),
+                    zones=parsed["et_zone"].unique().to_list(),
                 ),
-                local_time_to_utc(pl.concat_str("date", pl.lit(" "), "time"), pl.col("zone")),
+                local_time_to_utc(
+                    pl.concat_str("date", pl.lit(" "), "time"),
+                    pl.col("zone"),
+                    zones=parsed["zone"].unique().to_list(),
+                ),
             ),
             time_zone=pl.coalesce("et_zone", "zone"),
             mixed_game=pl.col("mixed").str.strip_chars(),
@@ -483,7 +489,8 @@ class _Block:
         )
         slow_rows = fast.filter(pl.col("verb").is_null())
         fast = fast.filter(pl.col("verb").is_not_null())
-        tokens = pl.col("rest").str.split(" ")
+        fast = fast.with_columns(tokens=pl.col("rest").str.split(" "))
+        tokens = pl.col("tokens")
         amount_token = {
             "calls": 1,
             "bets": 1,
@@ -493,30 +500,29 @@ class _Block:
             "posts the ante": 3,
             "posts small & big blinds": 5,
         }
-        first: pl.Expr = pl.lit(None, dtype=pl.String)
-        for name, index in amount_token.items():
-            first = pl.when(pl.col("verb") == name).then(tokens.list.get(index, null_on_oob=True)).otherwise(first)
-        is_show = pl.col("verb") == "shows"
+        token_index = pl.col("verb").replace_strict(amount_token, default=None, return_dtype=pl.Int64)
+        first = tokens.list.get(token_index, null_on_oob=True)
+        # Null-masking first lets the two expressions skip every line that is not a show.
+        shown = pl.when(pl.col("verb") == "shows").then(pl.col("rest"))
         fast = fast.with_columns(
             first=first,
             to=pl.when(pl.col("verb") == "raises").then(tokens.list.get(3, null_on_oob=True)),
-            cards=pl.when(is_show).then(pl.col("rest").str.extract(r"^shows \[([^\]]*)\]", 1)),
             all_in=pl.when(pl.col("rest").str.contains(" and is all-in", literal=True)).then(
                 pl.lit(" and is all-in")
             ),
-            desc=pl.when(is_show).then(pl.col("rest").str.extract(r"\((.*)\)$", 1)),
+            shown=shown,
+        ).with_columns(
+            cards=pl.col("shown").str.extract(r"^shows \[([^\]]*)\]", 1),
+            desc=pl.col("shown").str.extract(r"\((.*)\)$", 1),
         )
-        columns = ["player", "verb", "first", "to", "cards", "all_in", "desc"]
-        slow = slow_rows.select(
-            "hand", "line_no", "section", "board_index", "line",
-            pl.col("line").str.extract_groups(ACTION).alias("a"),
-        ).unnest("a")
-        fields = pl.concat(
-            [
-                fast.select("hand", "line_no", "section", "board_index", "line", *columns),
-                slow.select("hand", "line_no", "section", "board_index", "line", *columns),
-            ]
-        ).sort("line_no")
+        columns = ["hand", "line_no", "section", "board_index", "player", "verb", "first", "to", "cards", "all_in", "desc"]
+        fields = fast.select(columns)
+        if slow_rows.height:
+            slow = slow_rows.select(
+                "hand", "line_no", "section", "board_index",
+                pl.col("line").str.extract_groups(ACTION).alias("a"),
+            ).unnest("a")
+            fields = pl.concat([fields, slow.select(columns)]).sort("line_no")
         scale = pl.Series(self.scales).gather(fields["hand"].cast(pl.UInt32))
         return fields.with_columns(money_scale=scale).with_columns(
             amount=money(pl.col("first"), pl.col("money_scale")),
@@ -909,7 +915,7 @@ class _Block:
     # -- rejects -----------------------------------------------------------------------------
 
     def _hand_rejects(self, reasons: pl.DataFrame, headers: pl.DataFrame) -> pl.DataFrame:
-        text = self.frame.filter(pl.col("hand") >= 0).group_by("hand").agg(
+        text = self.frame.join(reasons.select("hand"), on="hand", how="semi").group_by("hand").agg(
             raw_text=pl.col("line").str.join("\n"), source_offset=pl.col("offset").first()
         )
         return (
