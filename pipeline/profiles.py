@@ -1,0 +1,150 @@
+"""Per-site rule parameters: split unit, rake schedule, raise cap, how payouts are printed.
+
+The payout rules (payout-rules.md P1-P9, K1-K4) are the same everywhere; what differs between
+sites, stakes and periods is captured by a small `SiteProfile`. Rake schedules change with the
+stake and over the years, so a profile's `RakeRule` describes one era and stake; the audit
+flags a rake that does not fit it as "implausible", never as "wrong" (payout-rules.md §2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["PROFILES", "RAKE_ROUNDINGS", "RakeRule", "SiteProfile"]
+
+RAKE_ROUNDINGS = ("half_even", "floor", "increment")
+
+
+@dataclass(frozen=True, slots=True)
+class RakeRule:
+    """How a cash-game rake is taken from a pot (payout-rules.md K1-K3).
+
+    Attributes
+    ----------
+    percent_basis_points
+        Rake percentage in hundredths of a percent: 500 = 5 %.
+    caps
+        ``(minimum players dealt, cap in minor units)`` in increasing order of players, e.g.
+        ``((2, 50), (3, 100), (5, 200))``. The cap for n players dealt in is the last entry
+        whose minimum is <= n. Empty = no cap.
+    no_flop_no_drop
+        No rake when the hand ends in the first betting round (K1).
+    rounding
+        ``"half_even"``: a true percentage rounded half to even at the minor unit (PokerStars
+        since 2012); ``"floor"``: a true percentage rounded down; ``"increment"``: the rake grows
+        by `increment` units per full ``increment * 10000 / percent`` of pot (PokerStars before
+        2012: 5 cents per full dollar).
+    increment
+        Step of the ``"increment"`` rounding, in minor units.
+    """
+
+    percent_basis_points: int
+    caps: tuple[tuple[int, int], ...]
+    no_flop_no_drop: bool = True
+    rounding: str = "half_even"
+    increment: int = 1
+
+    def __post_init__(self) -> None:
+        if self.percent_basis_points < 0:
+            raise ValueError(f"percent_basis_points must be >= 0, got {self.percent_basis_points}")
+        if self.rounding not in RAKE_ROUNDINGS:
+            raise ValueError(f"rounding must be one of {RAKE_ROUNDINGS}, got {self.rounding!r}")
+        if self.increment < 1:
+            raise ValueError(f"increment must be >= 1, got {self.increment}")
+        minimums = [minimum for minimum, _ in self.caps]
+        if minimums != sorted(set(minimums)):
+            raise ValueError(f"caps must be in strictly increasing order of players: {self.caps}")
+        if any(cap < 0 for _, cap in self.caps):
+            raise ValueError(f"caps must be >= 0: {self.caps}")
+
+    def cap_for(self, players_dealt: int) -> int | None:
+        """Cap for a hand with ``players_dealt`` players dealt in; None when uncapped.
+
+        Below the first entry's minimum (a schedule that starts at 3 players, say), the first
+        entry's cap applies: the smallest cap is the one meant for the fewest players.
+
+        Examples
+        --------
+        >>> RakeRule(500, ((2, 50), (3, 100), (5, 200))).cap_for(4)
+        100
+        """
+        if not self.caps:
+            return None
+        cap = self.caps[0][1]
+        for minimum, entry_cap in self.caps:
+            if minimum <= players_dealt:
+                cap = entry_cap
+        return cap
+
+
+@dataclass(frozen=True, slots=True)
+class SiteProfile:
+    """The parameters of the rules that vary by site (and stake, and period).
+
+    Attributes
+    ----------
+    site
+        Site code as in ``hands.site``.
+    odd_chip_unit
+        The table's smallest unit for splitting, in minor units (P9): 1 cent online, 5 cents
+        at Full Tilt's $0.50/$1 limit tables, 1 chip in tournaments.
+    halves_labelled
+        Whether the site labels each collected line high or low (site-formats.md §1.1).
+    total_pot_is_gross
+        Whether the printed total pot includes the rake.
+    raise_cap
+        Bets per street in fixed limit, the opening bet included; None = unlimited.
+    heads_up_uncapped
+        Whether the cap is lifted when the betting is heads-up before it is reached (B2).
+    rake
+        The rake schedule; None for tournaments, play money and unknown schedules.
+    """
+
+    site: str
+    odd_chip_unit: int = 1
+    halves_labelled: bool = False
+    total_pot_is_gross: bool = True
+    raise_cap: int | None = 4
+    heads_up_uncapped: bool = True
+    rake: RakeRule | None = None
+
+    def __post_init__(self) -> None:
+        if self.odd_chip_unit < 1:
+            raise ValueError(f"odd_chip_unit must be >= 1, got {self.odd_chip_unit}")
+        if self.raise_cap is not None and self.raise_cap < 1:
+            raise ValueError(f"raise_cap must be >= 1 or None, got {self.raise_cap}")
+
+
+# PokerStars since 2012, pot- and no-limit $0.01/$0.02: a true percentage of 3.5 % rounded half
+# to even, capped at $0.30 whatever the number of players (pokerstars.in/poker/room/rake/ for
+# the rounding; the $0.01/$0.02 row of Stars' published tables for rate and cap). Matches the
+# 2025 corpus hand #258753941248: pot $0.97, rake $0.03. Higher stakes have other rates and
+# caps: build a RakeRule for them rather than trusting this one.
+POKERSTARS_MICRO_RAKE = RakeRule(percent_basis_points=350, caps=((2, 30),))
+
+# PokerStars before 2012, pot- and no-limit micro stakes: 5 %, taken 5 cents per full dollar
+# (rakeback.com, "PokerStars rake structure"), capped at $0.50 heads-up and $2 otherwise; the
+# 3-4 player step of the old table is not documented in our sources. Matches the 2009-2010
+# corpus hands ($4.85 -> $0.20, pots under $1 unraked).
+POKERSTARS_2009_MICRO_RAKE = RakeRule(
+    percent_basis_points=500, caps=((2, 50), (3, 200)), rounding="increment", increment=5
+)
+
+# PokerStars 2005, fixed limit $5/$10: $1 per full $20 of pot, capped at $3 ("mid stakes" in
+# the same source). Fits the one 2005 corpus hand (pot $35, rake $1); the heads-up cap of that
+# schedule is unknown, so none is modelled.
+POKERSTARS_2005_LIMIT_RAKE = RakeRule(
+    percent_basis_points=500, caps=((2, 300),), rounding="increment", increment=100
+)
+
+PROFILES: dict[str, SiteProfile] = {
+    # The default PokerStars cash profile: the current schedule at the smallest stake.
+    "pokerstars": SiteProfile(site="pokerstars", rake=POKERSTARS_MICRO_RAKE),
+    "pokerstars-2009-micro": SiteProfile(site="pokerstars", rake=POKERSTARS_2009_MICRO_RAKE),
+    "pokerstars-2005-limit": SiteProfile(site="pokerstars", rake=POKERSTARS_2005_LIMIT_RAKE),
+    # Tournaments take their fee from the buy-in, never from pots; the heads-up uncapping of
+    # fixed-limit betting is "typically not for a tournament" (BARGE, B2).
+    "pokerstars-tournament": SiteProfile(site="pokerstars", rake=None, heads_up_uncapped=False),
+    # A site-neutral profile without rake, for generated hands and tournaments elsewhere.
+    "no-rake": SiteProfile(site="generic", rake=None),
+}
