@@ -105,7 +105,7 @@ def run(
     block_mb: BlockMegabytes = None,
     batch_mb: BatchMegabytes = None,
 ) -> None:
-    """Run the whole pipeline: ingest into OUT/dataset, then the later stages."""
+    """Run the whole pipeline: ingest into OUT/dataset, audit it, then the later stages."""
     context = RunContext(
         inputs=list(paths) if paths else [DEFAULT_SAMPLE],
         out=out,
@@ -131,8 +131,47 @@ def ingest_stage(context: RunContext) -> None:
     _report(summary)
 
 
-# Stages of ``hilo run`` in order; audit, stats and report append theirs here.
-STAGES: list[Callable[[RunContext], None]] = [ingest_stage]
+@app.command()
+def audit(
+    dataset: Annotated[Path, typer.Argument(help="The dataset folder.", show_default=False)],
+    fail_on_findings: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-findings", help="Exit with status 1 when anything is found (for jobs)."
+        ),
+    ] = False,
+) -> None:
+    """Recompute every pot and payout and check the rules; write DATASET/audit/."""
+    if not (dataset / "files").is_dir():
+        _fail(f"not a hilo dataset (no files manifest): {dataset}")
+    findings = _run_audit(dataset)
+    if fail_on_findings and findings:
+        raise typer.Exit(1)
+
+
+def audit_stage(context: RunContext) -> None:
+    """Stage 2 of ``run``: audit the dataset."""
+    _run_audit(context.dataset)
+
+
+def _run_audit(dataset: Path) -> int:
+    from pipeline.audit import run_audit
+
+    summary = run_audit(dataset)
+    total = sum(summary.findings_by_kind.values())
+    typer.echo(
+        f"audited {summary.hands} hands · payouts {summary.payouts} · findings {total}"
+        f" · unevaluable {summary.unevaluable}"
+    )
+    for kind, count in summary.findings_by_kind.items():
+        examples = ", ".join(summary.examples.get(kind, []))
+        typer.echo(f"  {kind:<18} {count:>7}   e.g. hands {examples}")
+    typer.echo(f"audit: {summary.output}")
+    return total
+
+
+# Stages of ``hilo run`` in order; stats and report append theirs here.
+STAGES: list[Callable[[RunContext], None]] = [ingest_stage, audit_stage]
 
 
 def _run_ingest(

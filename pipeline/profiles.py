@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PROFILES", "RAKE_ROUNDINGS", "RakeRule", "SiteProfile"]
+__all__ = ["PROFILES", "RAKE_ROUNDINGS", "RakeRule", "SiteProfile", "profile_name"]
 
 RAKE_ROUNDINGS = ("half_even", "floor", "increment")
 
@@ -148,3 +148,33 @@ PROFILES: dict[str, SiteProfile] = {
     # A site-neutral profile without rake, for generated hands and tournaments elsewhere.
     "no-rake": SiteProfile(site="generic", rake=None),
 }
+
+
+def profile_name(
+    site: str, started_year: int | None, limit_type: str | None, big_blind: int | None,
+    tournament: bool, money_scale: int,
+) -> str:
+    """Which profile's rake schedule applies to a hand; ``"no-rake"`` when none is known.
+
+    Rake schedules depend on the site, the period and the stake (payout-rules.md K2-K3): a
+    hand is matched only to a schedule that was documented for its era and stake, so an
+    unknown schedule is never used to call a rake wrong.
+
+    >>> profile_name("pokerstars", 2009, "PL", 2, False, 100)
+    'pokerstars-2009-micro'
+    >>> profile_name("pokerstars", 2021, "PL", 50, False, 100)
+    'no-rake'
+    """
+    if tournament or money_scale != 100:
+        return "pokerstars-tournament" if site == "pokerstars" else "no-rake"
+    if site != "pokerstars" or started_year is None:
+        return "no-rake"
+    if started_year < 2012:
+        if limit_type == "FL" and big_blind == 500:
+            return "pokerstars-2005-limit"
+        if limit_type in ("PL", "NL") and big_blind is not None and big_blind <= 25:
+            return "pokerstars-2009-micro"
+        return "no-rake"
+    if limit_type in ("PL", "NL") and big_blind == 2:
+        return "pokerstars"
+    return "no-rake"

@@ -1,0 +1,294 @@
+"""Vectorised pot building and hi/lo splitting for many hands at once.
+
+The inputs are flat arrays over players grouped by hand (CSR layout: the players of hand ``h``
+are rows ``hand_start[h] : hand_start[h + 1]``, in clockwise order starting at the seat left of
+the button). One compiled pass builds every hand's main and side pots from the contribution
+levels, and a second splits each pot under payout-rules.md P1–P9:
+
+- pots come from the distinct contribution levels of the players still in; folded chips are dead
+  money in the levels they reached; pots are never merged (P1);
+- rake comes out of the main pot before it is split (K4);
+- several boards split the pot evenly first, the spare units to the first board (P8);
+- a pot is halved only when one of its own eligible players has a low (P2), the high taking the
+  odd unit (P4); otherwise the high scoops (P3);
+- tied winners share a half, the spare units one each clockwise from the button (P5, P7);
+- the same players winning both halves share the whole pot evenly (P6); a single player
+  winning both halves takes them as two payments, as sites print them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["HALF_HIGH", "HALF_LOW", "HALF_SCOOP", "HALF_NAMES", "PotTable", "PayoutTable", "build_pots", "split_pots"]
+
+HALF_HIGH, HALF_LOW, HALF_SCOOP = 0, 1, 2
+HALF_NAMES = ("high", "low", "scoop")
+
+Int64Array = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class PotTable:
+    """Pots of many hands: one row per pot, eligible players as CSR rows into the player arrays."""
+
+    hand: Int64Array
+    index: Int64Array  # 0 main, 1.. side pots by increasing level
+    amount: Int64Array  # before rake
+    eligible_start: Int64Array  # len(hand) + 1 offsets into ``eligible``
+    eligible: Int64Array  # player rows, clockwise from the button
+
+
+@dataclass(frozen=True)
+class PayoutTable:
+    """One row per computed payment."""
+
+    pot: Int64Array  # row in the PotTable
+    board: Int64Array
+    half: Int64Array  # HALF_HIGH, HALF_LOW or HALF_SCOOP
+    player: Int64Array  # player row
+    amount: Int64Array
+
+
+@numba.njit(cache=True)
+def _build_pots_kernel(
+    hand_start: Int64Array, put_in: Int64Array, folded: npt.NDArray[np.bool_]
+) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array, Int64Array]:
+    hands = hand_start.shape[0] - 1
+    players = put_in.shape[0]
+    # At most one pot per player still in: allocate for the worst case, trim at the end.
+    pot_hand = np.empty(players + hands, dtype=np.int64)
+    pot_index = np.empty(players + hands, dtype=np.int64)
+    pot_amount = np.empty(players + hands, dtype=np.int64)
+    eligible_start = np.zeros(players + hands + 1, dtype=np.int64)
+    eligible = np.empty(players * 3 + 16, dtype=np.int64)
+    pots = 0
+    used = 0
+    for h in range(hands):
+        first, last = hand_start[h], hand_start[h + 1]
+        levels = np.empty(last - first, dtype=np.int64)
+        count = 0
+        for p in range(first, last):
+            if not folded[p] and put_in[p] > 0:
+                levels[count] = put_in[p]
+                count += 1
+        levels = np.unique(levels[:count])
+        previous = 0
+        total_before = 0
+        for k in range(levels.shape[0]):
+            level = levels[k]
+            amount = 0
+            for p in range(first, last):
+                amount += min(put_in[p], level) - min(put_in[p], previous)
+            pot_hand[pots] = h
+            pot_index[pots] = k
+            pot_amount[pots] = amount
+            for p in range(first, last):
+                if not folded[p] and put_in[p] >= level:
+                    if used >= eligible.shape[0]:
+                        grown = np.empty(eligible.shape[0] * 2, dtype=np.int64)
+                        grown[:used] = eligible[:used]
+                        eligible = grown
+                    eligible[used] = p
+                    used += 1
+            eligible_start[pots + 1] = used
+            pots += 1
+            total_before += amount
+            previous = level
+        # Dead money above the highest live level (a folded player who put in more than anyone
+        # still in) belongs to the last pot: the players left contest it.
+        dead = 0
+        for p in range(first, last):
+            dead += max(put_in[p] - previous, 0)
+        if dead > 0:
+            if levels.shape[0] > 0:
+                pot_amount[pots - 1] += dead
+            else:
+                # Everyone folded: nobody is eligible, the chips are reported as an orphan pot.
+                pot_hand[pots] = h
+                pot_index[pots] = 0
+                pot_amount[pots] = dead
+                eligible_start[pots + 1] = used
+                pots += 1
+    return (
+        pot_hand[:pots],
+        pot_index[:pots],
+        pot_amount[:pots],
+        eligible_start[: pots + 1],
+        eligible[:used],
+    )
+
+
+def build_pots(
+    hand_start: Int64Array, put_in: Int64Array, folded: npt.NDArray[np.bool_]
+) -> PotTable:
+    """Main and side pots of every hand from each player's total contribution."""
+    hand, index, amount, eligible_start, eligible = _build_pots_kernel(
+        np.ascontiguousarray(hand_start, dtype=np.int64),
+        np.ascontiguousarray(put_in, dtype=np.int64),
+        np.ascontiguousarray(folded, dtype=np.bool_),
+    )
+    return PotTable(hand, index, amount, eligible_start, eligible)
+
+
+@numba.njit(cache=True)
+def _share(
+    amount: int,
+    winners: Int64Array,
+    unit: int,
+    pot: int,
+    board: int,
+    half: int,
+    out_pot: Int64Array,
+    out_board: Int64Array,
+    out_half: Int64Array,
+    out_player: Int64Array,
+    out_amount: Int64Array,
+    rows: int,
+) -> int:
+    """Split ``amount`` among ``winners`` (clockwise order): equal shares in whole units, the
+    spare units one each to the first winners clockwise; a sub-unit remainder to the first."""
+    count = winners.shape[0]
+    units = amount // unit
+    remainder = amount - units * unit
+    each = units // count
+    spare = units - each * count
+    for w in range(count):
+        value = each * unit
+        if w < spare:
+            value += unit
+        if w == 0:
+            value += remainder
+        out_pot[rows] = pot
+        out_board[rows] = board
+        out_half[rows] = half
+        out_player[rows] = winners[w]
+        out_amount[rows] = value
+        rows += 1
+    return rows
+
+
+@numba.njit(cache=True)
+def _split_kernel(
+    pot_hand: Int64Array,
+    pot_index: Int64Array,
+    pot_amount: Int64Array,
+    eligible_start: Int64Array,
+    eligible: Int64Array,
+    rake: Int64Array,
+    unit: Int64Array,
+    boards: Int64Array,
+    high: npt.NDArray[np.int32],
+    low: npt.NDArray[np.int32],
+    showed: npt.NDArray[np.bool_],
+) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array, Int64Array]:
+    pots = pot_hand.shape[0]
+    capacity = eligible.shape[0] * 4 + pots * 4 + 16
+    out_pot = np.empty(capacity, dtype=np.int64)
+    out_board = np.empty(capacity, dtype=np.int64)
+    out_half = np.empty(capacity, dtype=np.int64)
+    out_player = np.empty(capacity, dtype=np.int64)
+    out_amount = np.empty(capacity, dtype=np.int64)
+    rows = 0
+    for q in range(pots):
+        h = pot_hand[q]
+        players = eligible[eligible_start[q] : eligible_start[q + 1]]
+        if players.shape[0] == 0:
+            continue
+        amount = pot_amount[q]
+        if pot_index[q] == 0:
+            amount -= rake[h]
+        step = unit[h]
+        board_count = boards[h]
+        units = amount // step
+        per_board = units // board_count
+        board_spare = units - per_board * board_count
+        for b in range(board_count):
+            share = per_board * step
+            if b < board_spare:
+                share += step
+            if b == 0:
+                share += amount - units * step
+            if players.shape[0] == 1 and (high[players[0], b] < 0 or not showed[players[0]]):
+                # Uncontested and unseen: one payment. A lone player who showed still gets
+                # the pot as high and low halves when a low qualifies, as sites print it.
+                rows = _share(share, players, step, q, b, 2, out_pot, out_board, out_half,
+                              out_player, out_amount, rows)
+                continue
+            best_high = -1
+            best_low = 0
+            for p in players:
+                best_high = max(best_high, high[p, b])
+                best_low = max(best_low, low[p, b])
+            high_winners = players[high[players, b] == best_high]
+            if best_low == 0:
+                rows = _share(share, high_winners, step, q, b, 2, out_pot, out_board,
+                              out_half, out_player, out_amount, rows)
+                continue
+            low_winners = players[low[players, b] == best_low]
+            same = high_winners.shape[0] == low_winners.shape[0]
+            if same:
+                for w in range(high_winners.shape[0]):
+                    if high_winners[w] != low_winners[w]:
+                        same = False
+                        break
+            if same and high_winners.shape[0] > 1:
+                rows = _share(share, high_winners, step, q, b, 2, out_pot, out_board,
+                              out_half, out_player, out_amount, rows)
+                continue
+            share_units = share // step
+            high_share = ((share_units + 1) // 2) * step + (share - share_units * step)
+            rows = _share(high_share, high_winners, step, q, b, 0, out_pot, out_board,
+                          out_half, out_player, out_amount, rows)
+            rows = _share(share - high_share, low_winners, step, q, b, 1, out_pot, out_board,
+                          out_half, out_player, out_amount, rows)
+    return (
+        out_pot[:rows],
+        out_board[:rows],
+        out_half[:rows],
+        out_player[:rows],
+        out_amount[:rows],
+    )
+
+
+def split_pots(
+    pots: PotTable,
+    rake: Int64Array,
+    unit: Int64Array,
+    boards: Int64Array,
+    high: npt.NDArray[np.int32],
+    low: npt.NDArray[np.int32],
+    showed: npt.NDArray[np.bool_],
+) -> PayoutTable:
+    """Payments of every pot under the hi/lo rules.
+
+    Parameters
+    ----------
+    rake, unit, boards:
+        Per hand: rake taken from the main pot, the smallest unit for splitting, number of
+        boards (1, or 2 when run twice).
+    high, low:
+        Per player row and board (shape ``(players, 2)``): evaluator values, larger is better,
+        low 0 = no qualifying low. Only eligible players of contested pots are read.
+    showed:
+        Per player row: whether the cards were shown down. A lone player who showed takes a
+        pot with a qualifying low as two payments (high and low); one who did not, as one.
+    """
+    pot, board, half, player, amount = _split_kernel(
+        pots.hand,
+        pots.index,
+        pots.amount,
+        pots.eligible_start,
+        pots.eligible,
+        np.ascontiguousarray(rake, dtype=np.int64),
+        np.ascontiguousarray(unit, dtype=np.int64),
+        np.ascontiguousarray(boards, dtype=np.int64),
+        np.ascontiguousarray(high, dtype=np.int32),
+        np.ascontiguousarray(low, dtype=np.int32),
+        np.ascontiguousarray(showed, dtype=np.bool_),
+    )
+    return PayoutTable(pot, board, half, player, amount)
