@@ -89,15 +89,28 @@ def _profile(site: str) -> SiteProfile:
 
 
 def _keyed(frame: pl.DataFrame, hand_rows: pl.DataFrame) -> pl.DataFrame:
-    """Attach ``hand_row`` and a hash of the player name, so later joins compare integers."""
-    keyed = frame.with_columns(hand_key=_hand_key()).join(hand_rows, on="hand_key", how="inner")
+    """Attach ``hand_row`` and a hash of the player name, so later joins compare integers.
+
+    Only the key column goes through the join; the looked-up row numbers are attached after,
+    which spares copying every string column of a large table.
+    """
+    rows = _lookup(frame.select(hand_key=_hand_key()), hand_rows, "hand_key", ["hand_row"])
+    keyed = frame.with_columns(rows).filter(pl.col("hand_row").is_not_null())
     if "player" in keyed.columns:
         keyed = keyed.with_columns(player_key=pl.col("player").hash(seed=0))
     return keyed
 
 
+def _lookup(
+    keys: pl.DataFrame, table: pl.DataFrame, on: str | list[str], columns: list[str]
+) -> list[pl.Series]:
+    """Columns of ``table`` for each row of ``keys`` (a left join that keeps row order)."""
+    found = keys.join(table, on=on, how="left", maintain_order="left")
+    return [found[name] for name in columns]
+
+
 def _hand_key() -> pl.Expr:
-    return pl.concat_str("site", pl.lit("\x1f"), "hand_id").hash(seed=0)
+    return pl.struct("site", "hand_id").hash(seed=0)
 
 
 def _per_hand(values: pl.Series | np.ndarray, name: str) -> pl.Expr:
@@ -127,9 +140,15 @@ def _contenders(hands: pl.DataFrame, seats: pl.DataFrame, actions: pl.DataFrame)
         )
     )
     button = hands["button_seat"].cast(pl.Int32).fill_null(0)
+    seats = seats.select("hand_row", "player_key", "seat", "player", "hole_cards")
+    looked_up = _lookup(
+        seats.select("hand_row", "player_key"),
+        per_player,
+        ["hand_row", "player_key"],
+        ["put_in", "folded", "showed"],
+    )
     return (
-        seats.select("hand_row", "player_key", "seat", "player", "hole_cards")
-        .join(per_player, on=["hand_row", "player_key"], how="left")
+        seats.with_columns(looked_up)
         .with_columns(
             put_in=pl.col("put_in").fill_null(0),
             folded=pl.col("folded").fill_null(False),
