@@ -24,7 +24,7 @@ from pipeline.evaluator import (
     evaluate_showdowns,
 )
 from pipeline.payouts import HALF_NAMES, PotTable, build_pots, split_pots
-from pipeline.profiles import PROFILES, SiteProfile, profile_name
+from pipeline.profiles import PROFILES, SiteProfile, rake_rule_for
 
 __all__ = [
     "AuditResult",
@@ -202,10 +202,13 @@ def audit_tables(
     actions: pl.DataFrame,
     collections: pl.DataFrame,
     showdowns: pl.DataFrame,
+    *,
+    rake_schedule: str = "auto",
 ) -> AuditResult:
     """Audit every hand of these canonical tables (one or several sites).
 
-    A hand present twice (same site and number) is audited once.
+    A hand present twice (same site and number) is audited once. ``rake_schedule`` names the
+    rake rules the hands were played under (`pipeline.profiles.rake_rule_for`).
     """
     hands = (
         hands.unique(subset=HAND_KEY, keep="first", maintain_order=True)
@@ -252,7 +255,7 @@ def audit_tables(
         _unevaluable_findings(hands, unevaluable_hands),
         _compare(payouts, collections, hands, unevaluable_hands),
         _conservation_findings(hands, players, collections),
-        _rake_findings(hands, players),
+        _rake_findings(hands, rake_schedule),
         _description_findings(players, showdowns, high, low, readable, hands),
         _button_findings(hands, seats),
     ]
@@ -455,7 +458,7 @@ def _conservation_findings(
     return pl.concat([paid_out, total])
 
 
-def _rake_findings(hands: pl.DataFrame, players: pl.DataFrame) -> pl.DataFrame:
+def _rake_findings(hands: pl.DataFrame, rake_schedule: str) -> pl.DataFrame:
     """No flop, no drop (K1), and rake above the cap of the hand's schedule (K2).
 
     The schedule is chosen by site, era and stake (`profile_name`); a hand with no documented
@@ -472,7 +475,7 @@ def _rake_findings(hands: pl.DataFrame, players: pl.DataFrame) -> pl.DataFrame:
     combos = stakes.select(
         "site", "year", "limit_type", "big_blind", "tournament", "money_scale", "players_dealt"
     ).unique()
-    rules = [PROFILES[profile_name(*row[:6])].rake for row in combos.iter_rows()]
+    rules = [rake_rule_for(rake_schedule, *row[:6]) for row in combos.iter_rows()]
     combos = combos.with_columns(
         cap=pl.Series(
             [
@@ -669,7 +672,7 @@ class AuditSummary:
     output: str
 
 
-def run_audit(root: Path) -> AuditSummary:
+def run_audit(root: Path, rake_schedule: str = "auto") -> AuditSummary:
     """Audit every committed hand of the dataset at ``root`` and write ``root/audit/``.
 
     The outputs are rewritten whole on each run (each file written under a temporary name and
@@ -681,7 +684,7 @@ def run_audit(root: Path) -> AuditSummary:
         name: pl.from_arrow(read_table(root, name))
         for name in ("hands", "seats", "actions", "collections", "showdowns")
     }
-    result = audit_tables(**tables)  # type: ignore[arg-type]
+    result = audit_tables(**tables, rake_schedule=rake_schedule)  # type: ignore[arg-type]
     output = root / "audit"
     _write_audit_table(result.payouts, output / "payouts")
     _write_audit_table(result.discrepancies, output / "discrepancies")

@@ -45,6 +45,14 @@ Scheduler = Annotated[
         help="Dask scheduler address (tcp://host:8786); default: local processes.",
     ),
 ]
+RakeSchedule = Annotated[
+    str,
+    typer.Option(
+        "--rake-schedule",
+        help="Rake rules to check against: auto (real sites, by era and stake) or generated "
+        "(archives made by hilo generate).",
+    ),
+]
 BlockMegabytes = Annotated[
     int | None,
     typer.Option("--block-mb", min=1, hidden=True, help="Bytes parsed at a time, in MiB."),
@@ -65,6 +73,7 @@ class RunContext:
     scheduler: str | None
     block_bytes: int | None  # None: the library's default
     batch_bytes: int | None
+    rake_schedule: str = "auto"
 
     @property
     def dataset(self) -> Path:
@@ -104,6 +113,7 @@ def run(
     scheduler: Scheduler = None,
     block_mb: BlockMegabytes = None,
     batch_mb: BatchMegabytes = None,
+    rake_schedule: RakeSchedule = "auto",
 ) -> None:
     """Run the whole pipeline: ingest into OUT/dataset, audit it, then the later stages."""
     context = RunContext(
@@ -113,6 +123,7 @@ def run(
         scheduler=scheduler,
         block_bytes=_mebibytes(block_mb),
         batch_bytes=_mebibytes(batch_mb),
+        rake_schedule=rake_schedule,
     )
     for stage in STAGES:
         stage(context)
@@ -140,24 +151,27 @@ def audit(
             "--fail-on-findings", help="Exit with status 1 when anything is found (for jobs)."
         ),
     ] = False,
+    rake_schedule: RakeSchedule = "auto",
 ) -> None:
     """Recompute every pot and payout and check the rules; write DATASET/audit/."""
     if not (dataset / "files").is_dir():
         _fail(f"not a hilo dataset (no files manifest): {dataset}")
-    findings = _run_audit(dataset)
+    findings = _run_audit(dataset, rake_schedule)
     if fail_on_findings and findings:
         raise typer.Exit(1)
 
 
 def audit_stage(context: RunContext) -> None:
     """Stage 2 of ``run``: audit the dataset."""
-    _run_audit(context.dataset)
+    _run_audit(context.dataset, context.rake_schedule)
 
 
-def _run_audit(dataset: Path) -> int:
+def _run_audit(dataset: Path, rake_schedule: str) -> int:
     from pipeline.audit import run_audit
 
-    summary = run_audit(dataset)
+    if rake_schedule not in ("auto", "generated"):
+        _fail(f"unknown rake schedule {rake_schedule!r}: use auto or generated")
+    summary = run_audit(dataset, rake_schedule)
     total = sum(summary.findings_by_kind.values())
     typer.echo(
         f"audited {summary.hands} hands · payouts {summary.payouts} · findings {total}"

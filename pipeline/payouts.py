@@ -7,7 +7,7 @@ levels, and a second splits each pot under payout-rules.md P1–P9:
 
 - pots come from the distinct contribution levels of the players still in; folded chips are dead
   money in the levels they reached; pots are never merged (P1);
-- rake comes out of the main pot before it is split (K4);
+- rake comes out of the main pot before it is split (K4), any excess out of the next pots;
 - several boards split the pot evenly first, the spare units to the first board (P8);
 - a pot is halved only when one of its own eligible players has a low (P2), the high taking the
   odd unit (P4); otherwise the high scoops (P3);
@@ -194,14 +194,18 @@ def _split_kernel(
     out_player = np.empty(capacity, dtype=np.int64)
     out_amount = np.empty(capacity, dtype=np.int64)
     rows = 0
+    rake_left = 0
     for q in range(pots):
         h = pot_hand[q]
+        if pot_index[q] == 0:
+            rake_left = rake[h]
+        # Rake comes out of the main pot; what a tiny main pot cannot hold, out of the next.
+        taken = min(rake_left, pot_amount[q])
+        rake_left -= taken
+        amount = pot_amount[q] - taken
         players = eligible[eligible_start[q] : eligible_start[q + 1]]
         if players.shape[0] == 0:
             continue
-        amount = pot_amount[q]
-        if pot_index[q] == 0:
-            amount -= rake[h]
         step = unit[h]
         board_count = boards[h]
         units = amount // step

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PROFILES", "RAKE_ROUNDINGS", "RakeRule", "SiteProfile", "profile_name"]
+__all__ = [
+    "PROFILES",
+    "RAKE_ROUNDINGS",
+    "RAKE_SCHEDULES",
+    "RakeRule",
+    "SiteProfile",
+    "generated_rake_rule",
+    "profile_name",
+    "rake_rule_for",
+]
 
 RAKE_ROUNDINGS = ("half_even", "floor", "increment")
 
@@ -148,6 +157,46 @@ PROFILES: dict[str, SiteProfile] = {
     # A site-neutral profile without rake, for generated hands and tournaments elsewhere.
     "no-rake": SiteProfile(site="generic", rake=None),
 }
+
+
+RAKE_SCHEDULES = ("auto", "generated")
+
+
+def generated_rake_rule(big_blind: int) -> RakeRule:
+    """The rake `hilo generate` takes at a cash stake: 5 % rounded half to even, capped by
+    players dealt in and stake (docs/faults.md)."""
+    if big_blind <= 5:
+        caps = ((2, 30), (3, 50), (5, 100))
+    elif big_blind <= 25:
+        caps = ((2, 50), (3, 100), (5, 150))
+    else:
+        caps = ((2, 100), (3, 200), (5, 300))
+    return RakeRule(500, caps)
+
+
+def rake_rule_for(
+    schedule: str,
+    site: str,
+    started_year: int | None,
+    limit_type: str | None,
+    big_blind: int | None,
+    tournament: bool,
+    money_scale: int,
+) -> RakeRule | None:
+    """The rake rule a hand was played under, or None when no documented schedule fits.
+
+    ``schedule`` is ``"auto"`` (real sites: matched by era and stake, `profile_name`) or
+    ``"generated"`` (archives written by ``hilo generate``).
+    """
+    if schedule == "generated":
+        if tournament or money_scale != 100 or big_blind is None:
+            return None
+        return generated_rake_rule(big_blind)
+    if schedule != "auto":
+        raise ValueError(f"unknown rake schedule {schedule!r}; known: {', '.join(RAKE_SCHEDULES)}")
+    return PROFILES[
+        profile_name(site, started_year, limit_type, big_blind, tournament, money_scale)
+    ].rake
 
 
 def profile_name(

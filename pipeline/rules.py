@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import polars as pl
 
 from pipeline.profiles import PROFILES, RakeRule, SiteProfile
 
@@ -535,3 +536,75 @@ def settle(
         for board_index, board_amount in enumerate(board_amounts):
             payouts.extend(_split_board(pot, board_index, board_amount, clockwise, strengths, unit))
     return Settlement(pots=tuple(pots), rake=rake, payouts=tuple(payouts))
+
+
+PUT_IN_KINDS = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
+
+
+def settle_tables(
+    hands: pl.DataFrame, seats: pl.DataFrame, actions: pl.DataFrame
+) -> pl.DataFrame:
+    """Settle every hand of canonical tables one at a time: the scalar reference of the audit.
+
+    Contributions come from the actions (chips posted, called, bet and raised less uncalled
+    returns); a player who folded or mucked at showdown is out; the recorded rake is used
+    (audit mode). Returns one row per payout (site, hand_id, pot_index, board_index, half,
+    player, amount); a hand that cannot be evaluated is left out.
+    """
+    by_hand_seats = seats.partition_by("site", "hand_id", as_dict=True)
+    by_hand_actions = actions.partition_by("site", "hand_id", as_dict=True)
+    rows: list[tuple[str, str, int, int, str, str, int]] = []
+    for hand in hands.iter_rows(named=True):
+        key = (hand["site"], hand["hand_id"])
+        hand_actions = by_hand_actions.get(key)
+        hand_seats = by_hand_seats.get(key)
+        if hand_actions is None or hand_seats is None:
+            continue
+        put_in: dict[str, int] = {}
+        out: set[str] = set()
+        for player, kind, amount in hand_actions.select("player", "kind", "amount").iter_rows():
+            if kind in PUT_IN_KINDS:
+                put_in[player] = put_in.get(player, 0) + amount
+            elif kind == "uncalled_return":
+                put_in[player] = put_in.get(player, 0) - amount
+            elif kind in ("fold", "muck"):
+                out.add(player)
+        contenders = [
+            Contender(
+                seat,
+                player,
+                put_in.get(player, 0),
+                player in out,
+                None if cards is None or len(cards) != 4 else tuple(cards),
+            )
+            for seat, player, cards in hand_seats.select("seat", "player", "hole_cards").iter_rows()
+        ]
+        boards = [hand["board"]] + ([hand["board2"]] if hand["board2"] else [])
+        try:
+            settlement = settle(
+                contenders,
+                boards,
+                hand["button_seat"],
+                rake=hand["rake"] or 0,
+                players_dealt=hand["players_dealt"],
+                saw_flop=len(hand["board"]) > 0,
+            )
+        except UnevaluableHand:
+            continue
+        rows.extend(
+            (*key, payout.pot_index, payout.board_index, payout.half, payout.player, payout.amount)
+            for payout in settlement.payouts
+        )
+    return pl.DataFrame(
+        rows,
+        schema={
+            "site": pl.String,
+            "hand_id": pl.String,
+            "pot_index": pl.Int8,
+            "board_index": pl.Int8,
+            "half": pl.String,
+            "player": pl.String,
+            "amount": pl.Int64,
+        },
+        orient="row",
+    )
