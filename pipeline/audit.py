@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from pipeline.betting import betting_findings
 from pipeline.evaluator import (
     HIGH_CLASS_COUNT,
     LOW_CLASS_COUNT,
@@ -217,6 +218,7 @@ def audit_tables(
         .with_columns(pl.col("hand_row").cast(pl.Int64), hand_key=_hand_key())
     )
     hand_rows = hands.select("hand_key", "hand_row")
+    unkeyed = (seats, actions)
     seats, actions, collections, showdowns = (
         _keyed(frame, hand_rows) for frame in (seats, actions, collections, showdowns)
     )
@@ -258,6 +260,7 @@ def audit_tables(
         _rake_findings(hands, rake_schedule),
         _description_findings(players, showdowns, high, low, readable, hands),
         _button_findings(hands, seats),
+        betting_findings(hands.drop("hand_row", "hand_key"), *unkeyed),
     ]
     discrepancies = pl.concat(
         [frame.select(list(DISCREPANCY_SCHEMA)).cast(DISCREPANCY_SCHEMA) for frame in findings],

@@ -1,0 +1,769 @@
+"""Betting-structure checks: bet sizes, raise cap, pot-limit maximum, blinds, order of action.
+
+The rules are payout-rules.md §3 (B1-B7). Every hand is checked at once: the actions of all
+hands, sorted by hand and sequence, go through one compiled pass that replays each betting
+round (who is still in, the street's high bet, the pot, whose turn it is) and marks the rows
+that break a rule; polars turns the marks into findings. Blind amounts need no replay and are
+checked with a join.
+
+What is checked (finding kinds of ``pipeline.audit``):
+
+``bet_size``
+    Fixed limit: a bet or raise must bring the street total to one bet (small bet on preflop
+    and flop, big bet on turn and river) over the bet faced, or complete a short all-in to the
+    next full bet level (B3); an all-in may be smaller, never larger. Pot and no limit: a bet
+    or raise that is not all-in must raise by at least the big blind and the largest raise
+    increment of the street (B5). Any limit: a call must not put in more than is owed.
+``raise_cap``
+    Fixed limit: more bets and raises on a street than ``SiteProfile.raise_cap`` (the opening
+    bet counts, preflop the big blind is the first bet, an all-in raise of at least half a bet
+    counts, B3). The cap is lifted when the betting is heads-up (two players neither folded
+    nor all-in) before it is reached, if the profile says so; never in tournaments unless a
+    tournament profile says otherwise (B2).
+``pot_limit``
+    Pot limit: a bet or raise to more than ``B + P + (B - own)``, B the bet to match, P every
+    chip in the middle (antes and dead blinds included), own the player's street total (B5).
+``blinds``
+    Pot and no limit: a small or big blind post other than the stakes (less is allowed all-in).
+    Fixed limit: a big blind other than the small bet (B1), or a small blind above the big
+    blind; a small blind below half the small bet is legal on some tables (B1x).
+``action_order``
+    A fold, check, call, bet or raise by someone other than the next player clockwise who is
+    neither folded nor all-in; a round starts left of the big blind preflop and left of the
+    button after (B7, heads-up included). Extra live blinds act in their turn (B6).
+
+Deliberately not checked, to keep false findings out: the order of blind and ante posts; dead
+blind amounts (their size differs between sites); antes (the header does not print them); a
+check or a short call made while a bet is owed; whether a round ended too early or a player
+was skipped at its end; preflop order in a hand whose big blind is not the first or second
+player dealt left of the button (a missing or moved blind the hand does not show); hands
+without a button seat, or with an actor missing from the seats, are not judged on order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numba
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from pipeline.profiles import PROFILES, SiteProfile
+
+__all__ = ["BETTING_KINDS", "betting_findings", "betting_profile"]
+
+BETTING_KINDS = ("bet_size", "raise_cap", "pot_limit", "blinds", "action_order")
+
+HAND_KEY = ["site", "hand_id"]
+STREET_NAMES = ("preflop", "flop", "turn", "river")
+
+# Action kinds as small integers for the compiled pass.
+(
+    POST_SB,
+    POST_BB,
+    POST_DEAD,
+    ANTE,
+    FOLD,
+    CHECK,
+    CALL,
+    BET,
+    RAISE,
+    UNCALLED_RETURN,
+    SHOW,
+    MUCK,
+) = range(12)
+KIND_CODES = {
+    "post_sb": POST_SB,
+    "post_bb": POST_BB,
+    "post_dead": POST_DEAD,
+    "ante": ANTE,
+    "fold": FOLD,
+    "check": CHECK,
+    "call": CALL,
+    "bet": BET,
+    "raise": RAISE,
+    "uncalled_return": UNCALLED_RETURN,
+    "show": SHOW,
+    "muck": MUCK,
+}
+FIXED_LIMIT, POT_LIMIT, NO_LIMIT, OTHER_LIMIT = range(4)
+LIMIT_CODES = {"FL": FIXED_LIMIT, "PL": POT_LIMIT, "NL": NO_LIMIT}
+
+# Why a row broke a bet-size rule (0: it did not).
+(
+    SIZE_OK,
+    SIZE_NOT_ONE_BET,
+    SIZE_ALL_IN_ABOVE_LIMIT,
+    SIZE_CALL_ABOVE_OWED,
+    SIZE_RAISE_BELOW_MINIMUM,
+    SIZE_BET_BELOW_MINIMUM,
+) = range(6)
+
+Int64Array = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+def betting_profile(site: str, is_tournament: bool) -> SiteProfile:
+    """The profile whose raise cap and heads-up uncapping apply to a hand.
+
+    Cash hands use the site's profile (PokerStars' when the site has none, as the audit does).
+    Tournaments use ``"<site>-tournament"`` when it exists; otherwise the site's profile with
+    heads-up uncapping off, since it is "typically not for a tournament" (B2).
+
+    Examples
+    --------
+    >>> betting_profile("pokerstars", is_tournament=True).heads_up_uncapped
+    False
+    """
+    base = PROFILES.get(site, PROFILES["pokerstars"])
+    if not is_tournament:
+        return base
+    tournament = PROFILES.get(f"{site}-tournament")
+    if tournament is not None:
+        return tournament
+    return dataclasses.replace(base, heads_up_uncapped=False)
+
+
+def betting_findings(
+    hands: pl.DataFrame, seats: pl.DataFrame, actions: pl.DataFrame
+) -> pl.DataFrame:
+    """Findings of the betting-structure checks for every hand of the canonical tables.
+
+    Parameters
+    ----------
+    hands, seats, actions
+        Canonical tables (``pipeline.schema``) of one or several sites.
+
+    Returns
+    -------
+    pl.DataFrame
+        Rows in ``pipeline.audit.DISCREPANCY_SCHEMA`` of kinds `BETTING_KINDS`. ``expected``
+        and ``recorded`` are amounts in the hand's minor unit, except for ``raise_cap`` (the
+        cap and the bet number) and ``action_order`` (the seat whose turn it was and the seat
+        that acted).
+    """
+    # Imported here: pipeline.audit calls this function, so a module-level import would be
+    # circular.
+    from pipeline.audit import DISCREPANCY_SCHEMA
+
+    numbered = _numbered_hands(hands)
+    players = _participants(numbered, seats, actions)
+    rows = _ordered_actions(numbered, players, actions)
+    marks = _replay(numbered, players, rows)
+    findings = [
+        _blind_findings(numbered, rows),
+        _size_findings(marks),
+        _cap_findings(marks),
+        _pot_limit_findings(marks),
+        _order_findings(marks, players),
+    ]
+    return pl.concat(
+        [frame.select(list(DISCREPANCY_SCHEMA)).cast(DISCREPANCY_SCHEMA) for frame in findings],
+        how="vertical",
+    ).sort(["site", "hand_id", "kind", "player"], nulls_last=True)
+
+
+# -- inputs of the replay -----------------------------------------------------------------------
+
+
+def _numbered_hands(hands: pl.DataFrame) -> pl.DataFrame:
+    """Hands in key order with their row number and the rule parameters the replay needs."""
+    profiles = {
+        (site, tournament): betting_profile(site, tournament)
+        for site, tournament in hands.select(
+            "site", is_tournament=pl.col("tournament_id").is_not_null()
+        )
+        .unique()
+        .iter_rows()
+    }
+    rules = pl.DataFrame(
+        [
+            (site, tournament, profile.raise_cap or 0, profile.heads_up_uncapped)
+            for (site, tournament), profile in profiles.items()
+        ],
+        schema={
+            "site": pl.String,
+            "is_tournament": pl.Boolean,
+            "raise_cap": pl.Int64,
+            "heads_up_uncapped": pl.Boolean,
+        },
+        orient="row",
+    )
+    return (
+        hands.sort(HAND_KEY)
+        .with_row_index("hand_row")
+        .with_columns(
+            pl.col("hand_row").cast(pl.Int64),
+            is_tournament=pl.col("tournament_id").is_not_null(),
+            limit_code=pl.col("limit_type")
+            .replace_strict(LIMIT_CODES, default=OTHER_LIMIT, return_dtype=pl.Int64),
+        )
+        .join(rules, on=["site", "is_tournament"], how="left")
+    )
+
+
+def _participants(
+    hands: pl.DataFrame, seats: pl.DataFrame, actions: pl.DataFrame
+) -> pl.DataFrame:
+    """Players dealt in, one row each, in clockwise order from the seat left of the button.
+
+    A player is dealt in when they have any action: every dealt player posts, antes or acts
+    before the hand can end, while a seated player waiting for the big blind has no line.
+    ``turn`` is the player's place in that order; ``player_row`` indexes the whole frame.
+    """
+    kind = pl.col("kind")
+    acted = actions.group_by([*HAND_KEY, "player"]).agg(
+        posted_small_blind=(kind == "post_sb").any(),
+        posted_big_blind=(kind == "post_bb").any(),
+    )
+    return (
+        seats.select(*HAND_KEY, "seat", "player", "stack_start")
+        .join(acted, on=[*HAND_KEY, "player"], how="inner")
+        .join(hands.select(*HAND_KEY, "hand_row", "button_seat"), on=HAND_KEY, how="inner")
+        .with_columns(
+            clockwise=(pl.col("seat").cast(pl.Int32) - pl.col("button_seat").cast(pl.Int32) - 1)
+            % 256
+        )
+        .sort("hand_row", "clockwise")
+        .with_columns(turn=pl.int_range(pl.len()).over("hand_row").cast(pl.Int64))
+        .with_row_index("player_row")
+        .with_columns(pl.col("player_row").cast(pl.Int64))
+    )
+
+
+def _ordered_actions(
+    hands: pl.DataFrame, players: pl.DataFrame, actions: pl.DataFrame
+) -> pl.DataFrame:
+    """Actions of the known hands in replay order, with their hand row and actor's turn."""
+    return (
+        actions.join(hands.select(*HAND_KEY, "hand_row"), on=HAND_KEY, how="inner")
+        .join(
+            players.select(*HAND_KEY, "player", "turn"),
+            on=[*HAND_KEY, "player"],
+            how="left",
+        )
+        .with_columns(
+            kind_code=pl.col("kind").replace_strict(KIND_CODES, default=-1, return_dtype=pl.Int64)
+        )
+        .sort("hand_row", "seq")
+    )
+
+
+def _preflop_first_turn(hands: pl.DataFrame, players: pl.DataFrame) -> Int64Array:
+    """Per hand, the turn of the player left of the big blind; -1 when the blind is unclear.
+
+    The big blind is the first player clockwise from the button who posted one: the first
+    player dealt (no small blind, or heads-up where the button posts the small blind) or the
+    second when the first posted the small blind. Anywhere else a blind was missed or moved in
+    a way the hand does not show, and the preflop order is not judged.
+    """
+    first_big_blind = (
+        players.filter(pl.col("posted_big_blind"))
+        .group_by("hand_row")
+        .agg(big_blind_turn=pl.col("turn").min())
+    )
+    first_player = players.filter(pl.col("turn") == 0).select(
+        "hand_row", first_posted_small_blind="posted_small_blind"
+    )
+    counts = players.group_by("hand_row").agg(dealt=pl.len())
+    placed = (
+        hands.select("hand_row")
+        .join(first_big_blind, on="hand_row", how="left")
+        .join(first_player, on="hand_row", how="left")
+        .join(counts, on="hand_row", how="left")
+        .sort("hand_row")
+        .select(
+            pl.when(
+                (pl.col("big_blind_turn") == 0)
+                | ((pl.col("big_blind_turn") == 1) & pl.col("first_posted_small_blind"))
+            )
+            .then((pl.col("big_blind_turn") + 1) % pl.col("dealt"))
+            .otherwise(-1)
+            .fill_null(-1)
+            .cast(pl.Int64)
+        )
+    )
+    return placed.to_series().to_numpy()
+
+
+def _replay(hands: pl.DataFrame, players: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
+    """Run the compiled replay over every action and attach its marks to the rows."""
+    player_start = np.searchsorted(
+        players["hand_row"].to_numpy(), np.arange(hands.height + 1)
+    ).astype(np.int64)
+    # Order is judged only where every actor has a seat and the button is known.
+    seated = rows.group_by("hand_row").agg(all_seated=pl.col("turn").is_not_null().all())
+    orderable = (
+        hands.select("hand_row", has_button=pl.col("button_seat").is_not_null())
+        .join(seated, on="hand_row", how="left")
+        .sort("hand_row")
+        .select(pl.col("has_button") & pl.col("all_seated").fill_null(True))
+        .to_series()
+        .to_numpy()
+    )
+    # Preflop the big blind is the bet to match, even when its poster is all-in for less.
+    preflop_bet = hands.select(
+        pl.when(pl.col("limit_code") == FIXED_LIMIT)
+        .then(pl.col("small_bet"))
+        .otherwise(pl.col("big_blind"))
+    ).to_series()
+    outputs = _replay_kernel(
+        rows["hand_row"].to_numpy(),
+        rows["street"].cast(pl.Int64).to_numpy(),
+        rows["kind_code"].to_numpy(),
+        rows["amount"].fill_null(0).to_numpy(),
+        rows["to_amount"].fill_null(-1).to_numpy(),
+        rows["is_all_in"].fill_null(False).to_numpy(),
+        rows["turn"].fill_null(-1).to_numpy(),
+        player_start,
+        players["stack_start"].fill_null(np.iinfo(np.int64).max).to_numpy(),
+        hands["limit_code"].to_numpy(),
+        hands["small_bet"].fill_null(0).to_numpy(),
+        hands["big_bet"].fill_null(0).to_numpy(),
+        hands["big_blind"].fill_null(0).to_numpy(),
+        preflop_bet.fill_null(0).to_numpy(),
+        hands["raise_cap"].fill_null(0).to_numpy(),
+        hands["heads_up_uncapped"].fill_null(True).to_numpy(),
+        _preflop_first_turn(hands, players),
+        orderable,
+    )
+    names = (
+        "street_total",
+        "bet_faced",
+        "size_problem",
+        "size_expected",
+        "bet_number",
+        "capped_with",
+        "pot_maximum",
+        "out_of_turn",
+        "expected_turn",
+    )
+    return rows.with_columns(
+        **{name: pl.Series(name, values) for name, values in zip(names, outputs, strict=True)}
+    ).join(hands.select("hand_row", "raise_cap"), on="hand_row", how="left")
+
+
+# -- the compiled replay ------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _next_turn(
+    start: int,
+    count: int,
+    first: int,
+    folded: BoolArray,
+    all_in: BoolArray,
+    acted_ahead: BoolArray,
+) -> int:
+    """The first turn from ``start`` on whose player can act and has not already acted ahead."""
+    for step in range(count):
+        turn = (start + step) % count
+        player = first + turn
+        if not folded[player] and not all_in[player] and not acted_ahead[player]:
+            return turn
+    return -1
+
+
+@numba.njit(cache=True)
+def _replay_kernel(
+    action_hand: Int64Array,
+    street: Int64Array,
+    kind: Int64Array,
+    amount: Int64Array,
+    to_amount: Int64Array,
+    is_all_in: BoolArray,
+    turn: Int64Array,
+    player_start: Int64Array,
+    stack: Int64Array,
+    limit: Int64Array,
+    small_bet: Int64Array,
+    big_bet: Int64Array,
+    big_blind: Int64Array,
+    preflop_bet: Int64Array,
+    raise_cap: Int64Array,
+    heads_up_uncapped: BoolArray,
+    preflop_first_turn: Int64Array,
+    orderable: BoolArray,
+) -> tuple[
+    Int64Array,
+    Int64Array,
+    Int64Array,
+    Int64Array,
+    Int64Array,
+    Int64Array,
+    Int64Array,
+    BoolArray,
+    Int64Array,
+]:
+    """Replay every betting round and mark the actions that break a rule.
+
+    Rows are actions sorted by hand and sequence; ``turn`` is the actor's place clockwise from
+    the button among the hand's players (``player_start`` gives each hand's players).
+    Returns, per row: the actor's street total after it; the bet faced before it (the
+    street's high, preflop at least the big blind); the bet-size problem code and the amount
+    that was due; the bet number when it broke the raise cap (else 0) and how many players
+    were in when the street was capped (0 when the cap applies heads-up too); the pot-limit
+    maximum when exceeded (else -1); whether the action was out of turn, and the turn of the
+    player due to act then (-1 when nobody was).
+    """
+    rows = action_hand.shape[0]
+    total_out = np.zeros(rows, dtype=np.int64)
+    faced_out = np.zeros(rows, dtype=np.int64)
+    size_problem = np.zeros(rows, dtype=np.int64)
+    size_expected = np.zeros(rows, dtype=np.int64)
+    bet_number_out = np.zeros(rows, dtype=np.int64)
+    capped_with_out = np.zeros(rows, dtype=np.int64)
+    pot_maximum_out = np.full(rows, -1, dtype=np.int64)
+    expected_turn_out = np.full(rows, -1, dtype=np.int64)
+    out_of_turn = np.zeros(rows, dtype=np.bool_)
+
+    players = stack.shape[0]
+    folded = np.zeros(players, dtype=np.bool_)
+    all_in = np.zeros(players, dtype=np.bool_)
+    acted_ahead = np.zeros(players, dtype=np.bool_)
+    put_in = np.zeros(players, dtype=np.int64)
+    street_total = np.zeros(players, dtype=np.int64)
+
+    hand = -1
+    current_street = -1
+    first = 0
+    count = 0
+    pot = 0
+    high = 0  # the street's bet to match
+    level = 0  # fixed limit: the full-bet level reached, short all-ins left out (B3)
+    bets = 0  # fixed limit: bets and raises counted toward the cap
+    capped = False
+    capped_with = 0  # players in when the street was capped
+    minimum_raise = 0  # pot and no limit: the smallest increment a raise may add
+    next_turn = 0  # where the search for the player to act starts
+    for row in range(rows):
+        if action_hand[row] != hand:
+            hand = action_hand[row]
+            first = player_start[hand]
+            count = player_start[hand + 1] - first
+            for player in range(first, first + count):
+                folded[player] = False
+                all_in[player] = False
+                put_in[player] = 0
+            pot = 0
+            current_street = -1
+        h = hand
+        if street[row] != current_street:
+            current_street = street[row]
+            for player in range(first, first + count):
+                street_total[player] = 0
+                acted_ahead[player] = False
+            preflop = current_street == 0
+            high = preflop_bet[h] if preflop else 0
+            level = high
+            bets = 1 if preflop else 0
+            capped = False
+            capped_with = 0
+            minimum_raise = big_blind[h]
+            next_turn = preflop_first_turn[h] if preflop else 0
+        if turn[row] < 0:
+            continue
+        player = first + turn[row]
+        code = kind[row]
+        unit = small_bet[h] if current_street <= 1 else big_bet[h]
+
+        if code == UNCALLED_RETURN:
+            pot -= amount[row]
+            put_in[player] -= amount[row]
+            continue
+        if code == SHOW or code == MUCK or code < 0:
+            continue
+        if code == ANTE or code == POST_DEAD:
+            pot += amount[row]
+            put_in[player] += amount[row]
+            if is_all_in[row] or put_in[player] >= stack[player]:
+                all_in[player] = True
+            continue
+
+        own = street_total[player]
+        new_total = own
+        if code == POST_SB or code == POST_BB or code == CALL or code == BET or code == RAISE:
+            new_total = to_amount[row] if to_amount[row] >= 0 else own + amount[row]
+        goes_all_in = is_all_in[row] or put_in[player] + amount[row] >= stack[player]
+        total_out[row] = new_total
+        faced_out[row] = high
+
+        voluntary = code == FOLD or code == CHECK or code == CALL or code == BET or code == RAISE
+        if voluntary and orderable[h] and next_turn >= 0 and count > 0:
+            expected = _next_turn(next_turn, count, first, folded, all_in, acted_ahead)
+            if expected == turn[row]:
+                # Players who acted ahead of their turn are passed over once (their action
+                # stands), so a single out-of-turn action yields a single finding.
+                for step in range(count):
+                    passed = (next_turn + step) % count
+                    if passed == expected:
+                        break
+                    acted_ahead[first + passed] = False
+                next_turn = (expected + 1) % count
+            else:
+                out_of_turn[row] = True
+                expected_turn_out[row] = expected
+                acted_ahead[player] = True
+
+        if code == CALL and new_total > high:
+            size_problem[row] = SIZE_CALL_ABOVE_OWED
+            size_expected[row] = max(high - own, 0)
+
+        if (code == BET or code == RAISE) and new_total > high:
+            players_in = 0
+            for other in range(first, first + count):
+                if not folded[other] and not all_in[other]:
+                    players_in += 1
+            if limit[h] == FIXED_LIMIT:
+                full = high + unit
+                completed = level + unit
+                counted = True
+                if not goes_all_in:
+                    if new_total != full and new_total != completed:
+                        size_problem[row] = SIZE_NOT_ONE_BET
+                        size_expected[row] = full
+                else:
+                    most = max(full, completed)
+                    if new_total > most:
+                        size_problem[row] = SIZE_ALL_IN_ABOVE_LIMIT
+                        size_expected[row] = most
+                    # Less than half a bet over the bet faced is not a raise (B3).
+                    counted = new_total >= most or 2 * (new_total - high) >= unit
+                if counted and raise_cap[h] > 0:
+                    # Players in only ever decrease on a street: three in now means three in
+                    # when the cap was reached, and once capped it stays capped (B2).
+                    if bets >= raise_cap[h] and players_in >= 3 and not capped:
+                        capped = True
+                        capped_with = players_in
+                    if bets + 1 > raise_cap[h] and (capped or not heads_up_uncapped[h]):
+                        bet_number_out[row] = bets + 1
+                        capped_with_out[row] = capped_with
+                    if bets + 1 >= raise_cap[h] and players_in >= 3 and not capped:
+                        capped = True
+                        capped_with = players_in
+                if counted:
+                    bets += 1
+                    level = max(level + unit, new_total)
+            else:
+                if limit[h] == POT_LIMIT:
+                    # B5: the bet to match, plus the pot after calling it.
+                    maximum = high + pot + (high - own)
+                    if new_total > maximum:
+                        pot_maximum_out[row] = maximum
+                if limit[h] == POT_LIMIT or limit[h] == NO_LIMIT:
+                    increment = new_total - high
+                    if not goes_all_in and increment < minimum_raise:
+                        size_problem[row] = (
+                            SIZE_BET_BELOW_MINIMUM if high == 0 else SIZE_RAISE_BELOW_MINIMUM
+                        )
+                        size_expected[row] = high + minimum_raise
+                    # A short all-in leaves the minimum where it was (B4).
+                    minimum_raise = max(minimum_raise, increment)
+
+        if code == FOLD:
+            folded[player] = True
+        added = amount[row] if code != FOLD and code != CHECK else 0
+        pot += added
+        put_in[player] += added
+        street_total[player] = new_total
+        high = max(high, new_total)
+        if goes_all_in and added > 0:
+            all_in[player] = True
+    return (
+        total_out,
+        faced_out,
+        size_problem,
+        size_expected,
+        bet_number_out,
+        capped_with_out,
+        pot_maximum_out,
+        out_of_turn,
+        expected_turn_out,
+    )
+
+
+# -- findings -----------------------------------------------------------------------------------
+
+STREET = pl.col("street").cast(pl.Int64).replace_strict(
+    dict(enumerate(STREET_NAMES)), default="street ?", return_dtype=pl.String
+)
+TO_TOTAL = pl.col("street_total").cast(pl.String)
+
+
+def _finding(kind: str, expected: pl.Expr, recorded: pl.Expr, detail: pl.Expr) -> list[pl.Expr]:
+    return [
+        *[pl.col(name) for name in HAND_KEY],
+        pl.col("player"),
+        pl.lit(kind).alias("kind"),
+        expected.cast(pl.Int64).alias("expected"),
+        recorded.cast(pl.Int64).alias("recorded"),
+        detail.alias("detail"),
+    ]
+
+
+def _blind_findings(hands: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
+    """Posted blinds against the stakes (B1, B1x); a short all-in post is allowed."""
+    posts = rows.filter(pl.col("kind").is_in(["post_sb", "post_bb"])).join(
+        hands.select("hand_row", "limit_type", "small_blind", "big_blind", "small_bet"),
+        on="hand_row",
+        how="left",
+    )
+    is_fixed = pl.col("limit_type") == "FL"
+    is_small = pl.col("kind") == "post_sb"
+    # Fixed limit prints the limits, not the blinds: the big blind is the small bet, the small
+    # blind anything up to it (B1x).
+    stake = (
+        pl.when(is_fixed)
+        .then(pl.col("small_bet"))
+        .when(is_small)
+        .then(pl.col("small_blind"))
+        .otherwise(pl.col("big_blind"))
+    )
+    short_all_in = pl.col("is_all_in").fill_null(False) & (pl.col("amount") < stake)
+    wrong = pl.when(is_fixed & is_small).then(pl.col("amount") > stake).otherwise(
+        (pl.col("amount") != stake) & ~short_all_in
+    )
+    blind_name = pl.when(is_small).then(pl.lit("small blind")).otherwise(pl.lit("big blind"))
+    detail = pl.when(is_fixed & is_small).then(
+        pl.lit("small blind posted ")
+        + pl.col("amount").cast(pl.String)
+        + " is more than the big blind "
+        + stake.cast(pl.String)
+    ).otherwise(
+        blind_name
+        + " posted "
+        + pl.col("amount").cast(pl.String)
+        + ", the stakes say "
+        + stake.cast(pl.String)
+    )
+    return posts.filter(stake.is_not_null() & wrong.fill_null(False)).select(
+        _finding("blinds", stake, pl.col("amount"), detail)
+    )
+
+
+def _size_findings(marks: pl.DataFrame) -> pl.DataFrame:
+    problem = pl.col("size_problem")
+    action = pl.col("kind") + " to " + TO_TOTAL
+    detail = (
+        pl.when(problem == SIZE_NOT_ONE_BET)
+        .then(
+            STREET
+            + ": "
+            + action
+            + " is not one fixed-limit bet over "
+            + pl.col("bet_faced").cast(pl.String)
+            + " (to "
+            + pl.col("size_expected").cast(pl.String)
+            + ")"
+        )
+        .when(problem == SIZE_ALL_IN_ABOVE_LIMIT)
+        .then(
+            STREET
+            + ": all-in "
+            + action
+            + " exceeds the fixed-limit maximum "
+            + pl.col("size_expected").cast(pl.String)
+        )
+        .when(problem == SIZE_CALL_ABOVE_OWED)
+        .then(
+            STREET
+            + ": call of "
+            + pl.col("amount").cast(pl.String)
+            + " is more than the "
+            + pl.col("size_expected").cast(pl.String)
+            + " owed"
+        )
+        .when(problem == SIZE_RAISE_BELOW_MINIMUM)
+        .then(
+            STREET
+            + ": raise to "
+            + TO_TOTAL
+            + " is below the minimum raise to "
+            + pl.col("size_expected").cast(pl.String)
+        )
+        .otherwise(
+            STREET
+            + ": bet "
+            + TO_TOTAL
+            + " is below the minimum bet "
+            + pl.col("size_expected").cast(pl.String)
+        )
+    )
+    recorded = pl.when(problem == SIZE_CALL_ABOVE_OWED).then(pl.col("amount")).otherwise(
+        pl.col("street_total")
+    )
+    return marks.filter(problem != SIZE_OK).select(
+        _finding("bet_size", pl.col("size_expected"), recorded, detail)
+    )
+
+
+def _cap_findings(marks: pl.DataFrame) -> pl.DataFrame:
+    detail = (
+        STREET
+        + ": "
+        + pl.col("kind")
+        + " to "
+        + TO_TOTAL
+        + " is bet "
+        + pl.col("bet_number").cast(pl.String)
+        + ", over the cap of "
+        + pl.col("raise_cap").cast(pl.String)
+        + pl.when(pl.col("capped_with") > 0)
+        .then(" reached with " + pl.col("capped_with").cast(pl.String) + " players in")
+        .otherwise(pl.lit(", which this hand's profile does not lift heads-up"))
+    )
+    return marks.filter(pl.col("bet_number") > 0).select(
+        _finding("raise_cap", pl.col("raise_cap"), pl.col("bet_number"), detail)
+    )
+
+
+def _pot_limit_findings(marks: pl.DataFrame) -> pl.DataFrame:
+    detail = (
+        STREET
+        + ": "
+        + pl.col("kind")
+        + " to "
+        + TO_TOTAL
+        + " exceeds the pot-limit maximum "
+        + pl.col("pot_maximum").cast(pl.String)
+    )
+    return marks.filter(pl.col("pot_maximum") >= 0).select(
+        _finding("pot_limit", pl.col("pot_maximum"), pl.col("street_total"), detail)
+    )
+
+
+def _order_findings(marks: pl.DataFrame, players: pl.DataFrame) -> pl.DataFrame:
+    due = players.select(
+        *HAND_KEY,
+        expected_turn="turn",
+        due_player="player",
+        due_seat=pl.col("seat").cast(pl.Int64),
+    )
+    actor = players.select(*HAND_KEY, "player", actor_seat=pl.col("seat").cast(pl.Int64))
+    out_of_turn = (
+        marks.filter(pl.col("out_of_turn"))
+        .join(due, on=[*HAND_KEY, "expected_turn"], how="left")
+        .join(actor, on=[*HAND_KEY, "player"], how="left")
+    )
+    detail = (
+        STREET
+        + ": "
+        + pl.col("player")
+        + " (seat "
+        + pl.col("actor_seat").cast(pl.String)
+        + ") "
+        + pl.col("kind")
+        + pl.when(pl.col("due_player").is_not_null())
+        .then(
+            " before "
+            + pl.col("due_player")
+            + " (seat "
+            + pl.col("due_seat").cast(pl.String)
+            + "), whose turn it was"
+        )
+        .otherwise(pl.lit(" when nobody was due to act"))
+    )
+    return out_of_turn.select(
+        _finding("action_order", pl.col("due_seat"), pl.col("actor_seat"), detail)
+    )
