@@ -184,6 +184,34 @@ def _run_audit(dataset: Path, rake_schedule: str) -> int:
     return total
 
 
+@app.command()
+def generate(
+    hands: Annotated[int, typer.Option("--hands", "-n", min=1, help="Hands to simulate.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")],
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same bytes.")] = 1,
+    site: Annotated[str, typer.Option("--site", help="Text format to write.")] = "pokerstars",
+    limit: Annotated[
+        str, typer.Option("--limit", help="FL, PL, NL, mix, or a comma list such as FL,PL.")
+    ] = "mix",
+    tournament_share: Annotated[
+        float,
+        typer.Option("--tournament-share", min=0.0, max=1.0, help="Share of tournament tables."),
+    ] = 0.3,
+    fault_rate: Annotated[
+        float,
+        typer.Option("--fault-rate", min=0.0, max=1.0, help="Share of hands mis-recorded."),
+    ] = 0.0,
+) -> None:
+    """Simulate Omaha Hi/Lo hand histories with ground truth (and optional injected faults)."""
+    from pipeline.generate import generate_command
+
+    try:
+        summary = generate_command(hands, seed, out, site, limit, tournament_share, fault_rate)
+    except ValueError as error:
+        _fail(str(error))
+    typer.echo(summary.line())
+
+
 # Stages of ``hilo run`` in order; stats and report append theirs here.
 STAGES: list[Callable[[RunContext], None]] = [ingest_stage, audit_stage]
 
