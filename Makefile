@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/hilo run data/sample --out hilo-out
+	$(VENV)/bin/hilo run data/sample/pokerstars --out hilo-out --rake-schedule generated
 
 test: $(STAMP)
 	$(PY) -m pytest -q

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["app", "main"]
 
-DEFAULT_SAMPLE = Path("data/sample")
+DEFAULT_SAMPLE = Path("data/sample/pokerstars")
 DEFAULT_RUN_OUT = Path("hilo-out")
 EXIT_FATAL = 2
 ERRORS_SHOWN = 10

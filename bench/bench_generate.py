@@ -1,0 +1,105 @@
+"""``hilo generate`` throughput: hands per second of PokerStars text plus ground truth.
+
+Generates ≥ 100,000 mixed hands (fixed, pot and no limit; cash and tournaments; 3 % faulted) into
+a temporary folder, once in one process and once with one process per core, and reports
+hands/s and MB/s of text. Goal: ≥ 20,000 hands/s on the whole machine.
+
+Because a pure-Python workload is what the generator is, the benchmark also measures how much a
+second process actually adds on this machine (a fixed loop run alone, then in every core at
+once): on shared or hyper-threaded cores that factor, not the code, bounds the parallel figure.
+
+Run with ``python -m bench generate``; ``HILO_BENCH_GENERATE_HANDS`` changes the number of hands.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+__all__ = ["main", "parallel_scaling"]
+
+HANDS = int(os.environ.get("HILO_BENCH_GENERATE_HANDS", "100000"))
+SEED = 2024
+GOAL_HANDS_PER_SECOND = 20_000
+BURN_LOOPS = 6_000_000
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _burn(loops: int) -> float:
+    """Seconds a fixed pure-Python loop takes."""
+    started = time.perf_counter()
+    total = 0
+    for value in range(loops):
+        total += value
+    return time.perf_counter() - started
+
+
+def parallel_scaling(processes: int) -> float:
+    """How many times one process's pure-Python throughput ``processes`` processes deliver."""
+    alone = _burn(BURN_LOOPS)
+    with ProcessPoolExecutor(processes) as pool:
+        started = time.perf_counter()
+        list(pool.map(_burn, [BURN_LOOPS] * processes))
+        together = time.perf_counter() - started
+    return processes * alone / together
+
+
+def _run(hands: int, out: Path, workers: int) -> tuple[float, float, int]:
+    from pipeline.generate import generate
+
+    started = time.perf_counter()
+    summary = generate(hands, SEED, out, fault_rate=0.03, workers=workers)
+    seconds = time.perf_counter() - started
+    assert summary.hands == hands
+    return seconds, summary.text_bytes / 1e6, summary.files
+
+
+def main() -> None:
+    """Warm up, generate in one process and on every core, print the figures."""
+    from pipeline.generate import generate
+
+    cores = _cores()
+    print(f"machine: {cores} cores, {_cpu_model()}, Python {platform.python_version()}")
+    print(f"pure-Python scaling with {cores} processes: x{parallel_scaling(cores):.2f}")
+    with tempfile.TemporaryDirectory(prefix="hilo-bench-generate-") as folder:
+        root = Path(folder)
+        generate(500, SEED, root / "warm-up", workers=1)  # numba caches, description tables
+        single = max(HANDS // 5, 1000)
+        seconds, megabytes, _ = _run(single, root / "single", workers=1)
+        print(
+            f"1 process:   {single:>7,} hands in {seconds:5.1f} s = {single / seconds:8,.0f} hands/s"
+            f" ({megabytes / seconds:.1f} MB/s of text)"
+        )
+        seconds, megabytes, files = _run(HANDS, root / "all", workers=cores)
+        rate = HANDS / seconds
+        print(
+            f"{cores} processes: {HANDS:>7,} hands in {seconds:5.1f} s = {rate:8,.0f} hands/s"
+            f" ({megabytes / seconds:.1f} MB/s of text, {files} files, {megabytes:.0f} MB)"
+        )
+        verdict = "met" if rate >= GOAL_HANDS_PER_SECOND else "NOT met"
+        print(f"goal ≥ {GOAL_HANDS_PER_SECOND:,} hands/s: {verdict}")
+
+
+if __name__ == "__main__":
+    main()

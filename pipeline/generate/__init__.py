@@ -1,0 +1,409 @@
+"""``hilo generate``: simulated Omaha Hi/Lo hand histories in PokerStars' text, with ground truth.
+
+The requested hands are cut into *jobs* (one table each, planned up front from the seed so the
+output does not depend on how many processes run them). A job plays table sessions
+(`pipeline.generate.simulate`) until its hands are used up — a cash table for the whole job unless
+the hero goes broke, tournaments one after another — and writes each session as one file
+(`pipeline.generate.pokerstars_text`). Ground truth goes to ``OUT/truth/*.parquet``
+(`pipeline.generate.truth`); a share of hands can be deliberately mis-recorded
+(`pipeline.generate.faults`, ``docs/faults.md``). Same seed, same bytes.
+
+Layout of ``OUT``::
+
+    OUT/pokerstars/HH20110401 Gaby I - $0.01-$0.02 - USD Omaha Hi-Lo Pot Limit.txt ...
+    OUT/truth/truth_payouts.parquet  truth_hands.parquet  truth_faults.parquet
+              truth_players.parquet
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import random
+import shutil
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from itertools import repeat
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+if TYPE_CHECKING:
+    from pipeline.generate.simulate import SessionPlan
+
+__all__ = [
+    "LIMIT_CHOICES",
+    "GenerateSummary",
+    "Job",
+    "generate",
+    "generate_command",
+    "plan_jobs",
+    "run_job",
+]
+
+SITES = ("pokerstars",)
+LIMIT_CHOICES = ("FL", "PL", "NL", "mix")
+# Weights of the limits when mixing: Omaha Hi/Lo is mostly played fixed and pot limit.
+MIX_WEIGHTS = {"FL": 0.4, "PL": 0.4, "NL": 0.2}
+FIRST_HAND_ID = 60_000_000_000
+HAND_IDS_PER_JOB = 100_000_000
+FIRST_TOURNAMENT_ID = 450_000_000
+SESSIONS_PER_JOB = 1000
+EPOCH = datetime(2011, 4, 1, 9, 0, 0)  # ET; every session stays inside 2011's summer time
+EPOCH_SPREAD_MINUTES = 150 * 24 * 60
+MAX_JOB_HANDS = 1200  # ~1.5 MB of text: files stay a few MB at most
+PARALLEL_MINIMUM_HANDS = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One table's share of the output: a seed, a number of hands and the kind of game."""
+
+    index: int
+    seed: int
+    hands: int
+    limit_type: str
+    is_tournament: bool
+    fault_rate: float
+
+
+@dataclass(frozen=True, slots=True)
+class JobResult:
+    """What a job wrote and the truth rows of its hands."""
+
+    files: tuple[str, ...]
+    text_bytes: int
+    hands: int
+    faults: int
+    truth: dict[str, pa.Table] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateSummary:
+    """The outcome of a `generate` run."""
+
+    out: Path
+    hands: int
+    files: int
+    faults: int
+    text_bytes: int
+    seconds: float
+
+    def line(self) -> str:
+        """One line for the terminal."""
+        rate = self.hands / self.seconds if self.seconds > 0 else 0.0
+        return (
+            f"generated {self.hands} hands in {self.files} files ({self.faults} faulted,"
+            f" {self.text_bytes / 1e6:.1f} MB of text) in {self.seconds:.1f} s"
+            f" ({rate:,.0f} hands/s) → {self.out}"
+        )
+
+
+def plan_jobs(
+    hands: int, seed: int, limit: str, tournament_share: float, fault_rate: float
+) -> list[Job]:
+    """Cut ``hands`` into jobs, deterministically from ``seed``.
+
+    Jobs are shorter for small runs so that a few hundred hands still cover several tables.
+    The first jobs go through every allowed (limit, cash/tournament) combination in a shuffled
+    order, so even a small sample has each kind; later ones are drawn at random.
+    """
+    master = random.Random(seed)
+    longest = min(max(hands // 6, 40), MAX_JOB_HANDS)
+    shortest = max(20, longest // 3)
+    limits = _limits(limit)
+    kinds = [False] if tournament_share <= 0 else [True] if tournament_share >= 1 else [False, True]
+    combos = [(limit_type, is_tournament) for limit_type in limits for is_tournament in kinds]
+    master.shuffle(combos)
+    jobs: list[Job] = []
+    remaining = hands
+    while remaining > 0:
+        size = min(remaining, master.randint(shortest, longest))
+        if len(jobs) < len(combos):
+            limit_type, is_tournament = combos[len(jobs)]
+        else:
+            limit_type = master.choices(limits, [MIX_WEIGHTS.get(name, 1.0) for name in limits])[0]
+            is_tournament = master.random() < tournament_share
+        jobs.append(
+            Job(len(jobs), master.getrandbits(63), size, limit_type, is_tournament, fault_rate)
+        )
+        remaining -= size
+    return jobs
+
+
+def _limits(limit: str) -> tuple[str, ...]:
+    """``FL``, ``PL``, ``NL``, a comma-separated list of them, or ``mix`` (all three).
+
+    >>> _limits("mix"), _limits("FL,PL")
+    (('FL', 'PL', 'NL'), ('FL', 'PL'))
+    """
+    if limit == "mix":
+        return tuple(MIX_WEIGHTS)
+    return tuple(dict.fromkeys(part.strip() for part in limit.split(",")))
+
+
+def _player_names() -> list[str]:
+    from pipeline.generate.stakes import NAME_PARTS
+
+    first, second = NAME_PARTS
+    return [stem + suffix for stem in first for suffix in second]
+
+
+def _session_plan(
+    job: Job, number: int, hands: int, first_hand_id: int, started_at: datetime, rng: random.Random
+) -> SessionPlan:
+    from pipeline.generate.simulate import SessionPlan, TableInfo
+    from pipeline.generate.stakes import (
+        CASH_STAKES,
+        TABLE_STEMS,
+        TOURNAMENT_BUY_INS,
+        cash_rake_rule,
+        roman,
+    )
+
+    if job.is_tournament:
+        max_seats = rng.choice((2, 6, 6, 9, 9, 10, 10))
+        tournament_id = FIRST_TOURNAMENT_ID + job.index * SESSIONS_PER_JOB + number
+        table = TableInfo(
+            name=f"{tournament_id} 1",
+            max_seats=max_seats,
+            limit_type=job.limit_type,
+            is_tournament=True,
+            tournament_id=tournament_id,
+            buy_in=rng.choice(TOURNAMENT_BUY_INS),
+        )
+        return SessionPlan(
+            table=table,
+            hands=hands,
+            first_hand_id=first_hand_id,
+            started_at=started_at,
+            stakes=None,
+            has_antes=job.limit_type != "FL" and rng.random() < 0.6,
+            hands_per_level=rng.randint(5, 9) if max_seats == 2 else rng.randint(8, 13),
+            seats_filled=max_seats,
+            starting_stack=rng.choice((1500, 1500, 3000)),
+            fault_rate=job.fault_rate,
+        )
+    max_seats = rng.choice((2, 6, 6, 6, 8, 9, 9, 10))
+    stakes = rng.choice(CASH_STAKES[job.limit_type])
+    unique = job.index * SESSIONS_PER_JOB + number
+    name = f"{TABLE_STEMS[unique % len(TABLE_STEMS)]} {roman(unique // len(TABLE_STEMS) + 1)}"
+    table = TableInfo(
+        name=name,
+        max_seats=max_seats,
+        limit_type=job.limit_type,
+        is_tournament=False,
+        rake_rule=cash_rake_rule(stakes),
+    )
+    return SessionPlan(
+        table=table,
+        hands=hands,
+        first_hand_id=first_hand_id,
+        started_at=started_at,
+        stakes=stakes,
+        seats_filled=rng.randint(max(2, max_seats - 3), max_seats),
+        fault_rate=job.fault_rate,
+    )
+
+
+def run_job(job: Job, text_folder: str) -> JobResult:
+    """Play a job's sessions, write one text file per session, return the truth rows."""
+    # Generation allocates millions of small acyclic objects (reference counting frees them);
+    # the cyclic collector would rescan the growing heap again and again: a third of the time.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run_job(job, text_folder)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run_job(job: Job, text_folder: str) -> JobResult:
+    import numpy as np
+
+    from pipeline.generate.betting import UniformBuffer
+    from pipeline.generate.dealing import Dealer
+    from pipeline.generate.pokerstars_text import file_name, render_session
+    from pipeline.generate.simulate import Session
+    from pipeline.generate.truth import TruthColumns
+
+    rng = random.Random(job.seed)
+    cards = np.random.default_rng(rng.getrandbits(63))
+    dealer = Dealer(cards)
+    uniforms = UniformBuffer(np.random.default_rng(rng.getrandbits(63)))
+    names = _player_names()
+    truth = TruthColumns()
+    remaining = job.hands
+    started_at = EPOCH + timedelta(minutes=(job.index * 7919) % EPOCH_SPREAD_MINUTES)
+    files: list[str] = []
+    text_bytes = 0
+    faults = 0
+    number = 0
+    # Ids increase through the job's sessions; a job's range holds ~30,000 hands (~3,000 apart).
+    hand_id = FIRST_HAND_ID + job.index * HAND_IDS_PER_JOB
+    while remaining > 0 and number < SESSIONS_PER_JOB:
+        plan = _session_plan(job, number, remaining, hand_id, started_at, rng)
+        session = Session(plan, rng.getrandbits(63), names, dealer, uniforms)
+        hands = list(session.hands())
+        number += 1
+        if not hands:
+            continue
+        name = file_name(hands[0])
+        data = render_session(hands).encode("utf-8")
+        with open(os.path.join(text_folder, name), "wb") as handle:
+            handle.write(data)
+        truth.add_hands(hands, name)
+        files.append(name)
+        text_bytes += len(data)
+        faults += sum(1 for hand in hands if hand.fault is not None)
+        remaining -= len(hands)
+        started_at = hands[-1].started_at + timedelta(minutes=rng.randint(5, 90))
+        hand_id = hands[-1].hand_id + rng.randint(200, 3000)
+    return JobResult(tuple(files), text_bytes, job.hands - remaining, faults, truth.tables())
+
+
+def _warm_up() -> None:
+    """Load the evaluator tables, the description texts and the compiled kernels once."""
+    import numpy as np
+
+    from pipeline.generate import pokerstars_text  # noqa: F401  (builds the description tables)
+    from pipeline.generate.betting import UniformBuffer
+    from pipeline.generate.dealing import deal_batch
+    from pipeline.generate.simulate import play_betting
+    from pipeline.generate.stakes import CASH_STAKES
+
+    rng = np.random.default_rng(0)
+    deal_batch(rng, 2, 2)
+    play_betting(
+        CASH_STAKES["PL"][0], [100, 100], [0.5, 0.5], [0.5, 0.5], [1, 2], [0, 0],
+        [False, False], True, [False, False], UniformBuffer(rng),
+    )  # fmt: skip
+
+
+def _replace_folder(staged: Path, final: Path) -> None:
+    """Put ``staged`` in place of ``final`` (an earlier run's output is removed)."""
+    if final.exists():
+        old = final.with_name(final.name + ".old")
+        if old.exists():
+            shutil.rmtree(old)
+        final.rename(old)
+        staged.rename(final)
+        shutil.rmtree(old)
+    else:
+        staged.rename(final)
+
+
+def generate(
+    hands: int,
+    seed: int,
+    out: str | os.PathLike[str],
+    *,
+    site: str = "pokerstars",
+    limit: str = "mix",
+    tournament_share: float = 0.3,
+    fault_rate: float = 0.0,
+    workers: int | None = None,
+) -> GenerateSummary:
+    """Simulate ``hands`` hands and write their text and ground truth under ``out``.
+
+    Parameters
+    ----------
+    hands
+        Number of hands (≥ 1).
+    seed
+        Same seed, same bytes (whatever ``workers`` is).
+    out
+        Output folder; its ``pokerstars/`` and ``truth/`` subfolders are replaced.
+    site
+        Only ``pokerstars`` for now.
+    limit
+        ``FL``, ``PL``, ``NL``, a comma-separated list (``FL,PL``) or ``mix`` (all three).
+    tournament_share
+        Share of tables that are tournaments (0..1).
+    fault_rate
+        Share of hands with a deliberately wrong record (0..1).
+    workers
+        Processes; default: one per core for large runs, one for small ones.
+
+    Returns
+    -------
+    GenerateSummary
+
+    Raises
+    ------
+    ValueError
+        An argument out of range.
+    """
+    import pyarrow.parquet as pq
+
+    if site not in SITES:
+        raise ValueError(f"unknown site {site!r} (known: {', '.join(SITES)})")
+    if limit != "mix" and not set(_limits(limit)) <= set(MIX_WEIGHTS):
+        raise ValueError(
+            f"unknown limit {limit!r} (FL, PL, NL, a comma-separated list of them, or mix)"
+        )
+    if hands < 1:
+        raise ValueError("--hands must be at least 1")
+    if not 0.0 <= tournament_share <= 1.0:
+        raise ValueError("--tournament-share must be between 0 and 1")
+    if not 0.0 <= fault_rate <= 1.0:
+        raise ValueError("--fault-rate must be between 0 and 1")
+    started = time.perf_counter()
+    out_path = Path(out)
+    out_path.mkdir(parents=True, exist_ok=True)
+    staged_text = out_path / f".{site}.partial"
+    staged_truth = out_path / ".truth.partial"
+    for folder in (staged_text, staged_truth):
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir()
+    jobs = plan_jobs(hands, seed, limit, tournament_share, fault_rate)
+    if workers is None:
+        workers = os.cpu_count() or 1 if hands >= PARALLEL_MINIMUM_HANDS else 1
+    workers = max(1, min(workers, len(jobs)))
+    if workers == 1:
+        results = [run_job(job, str(staged_text)) for job in jobs]
+    else:
+        # Forked workers inherit the loaded tables and compiled kernels instead of each
+        # loading them again.
+        _warm_up()
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(run_job, jobs, repeat(str(staged_text))))
+    for name in results[0].truth:
+        table = pa.concat_tables([result.truth[name] for result in results])
+        pq.write_table(table, staged_truth / f"{name}.parquet", compression="zstd")
+    _replace_folder(staged_text, out_path / site)
+    _replace_folder(staged_truth, out_path / "truth")
+    return GenerateSummary(
+        out=out_path,
+        hands=sum(result.hands for result in results),
+        files=sum(len(result.files) for result in results),
+        faults=sum(result.faults for result in results),
+        text_bytes=sum(result.text_bytes for result in results),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def generate_command(
+    hands: int,
+    seed: int,
+    out: str | os.PathLike[str],
+    site: str,
+    limit: str,
+    tournament_share: float,
+    fault_rate: float,
+) -> GenerateSummary:
+    """What ``hilo generate`` runs (see `generate`); the CLI prints ``summary.line()``."""
+    return generate(
+        hands,
+        seed,
+        out,
+        site=site,
+        limit=limit,
+        tournament_share=tournament_share,
+        fault_rate=fault_rate,
+    )

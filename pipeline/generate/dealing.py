@@ -1,0 +1,159 @@
+"""Dealing many hands at once, some of them biased toward split pots, and evaluating them in bulk.
+
+Cards do not depend on betting, so a table deals a batch of hands ahead, for every seat slot, and
+evaluates every slot against its board in one call to the evaluator; the betting simulation then
+reads the ready high and low values. A share of the deals is biased so that the interesting
+payout cases occur often:
+
+- a low-heavy board (three or more distinct ranks Ace..Eight), so lows qualify often;
+- on such a board, two slots holding the same two low ranks in different suits, so the low half
+  is often tied (quartered);
+- rarely, two slots with the same four ranks in different suits, so both halves can tie (a whole
+  pot split evenly, payout-rules P6).
+
+Slots 0 and 1 carry the bias; the simulator maps slots to the players dealt in at random.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+__all__ = ["HOLES", "MAX_SLOTS", "Dealer", "deal_batch"]
+
+CARD_COUNT = 52
+BOARD_SIZE = 5
+HOLE_SIZE = 4
+HOLES = BOARD_SIZE  # where the slots' hole cards start in a deal row
+MAX_SLOTS = 10  # every deal has cards for a full ten-seat table
+HIGH_VALUES = HOLES + HOLE_SIZE * MAX_SLOTS  # where the slots' high values start
+LOW_VALUES = HIGH_VALUES + MAX_SLOTS
+BATCH_HANDS = 128
+LOW_RANKS = (12, 0, 1, 2, 3, 4, 5, 6)  # Ace, Two .. Eight (card rank codes)
+ALL_RANKS = tuple(range(13))
+SUITS = (0, 1, 2, 3)
+
+# Share of deals of each kind (the rest are uniformly random).
+LOW_BOARD_SHARE = 0.14
+SHARED_LOW_SHARE = 0.12
+IDENTICAL_HANDS_SHARE = 0.025
+BIASED_SHARE = LOW_BOARD_SHARE + SHARED_LOW_SHARE + IDENTICAL_HANDS_SHARE
+
+
+def _pick_low_board(rng: random.Random, taken: set[int]) -> list[int]:
+    """Five board cards of which three or four carry distinct low ranks."""
+    random_unit = rng.random
+    ranks = list(LOW_RANKS)
+    rng.shuffle(ranks)
+    cards = [rank * 4 + int(random_unit() * 4) for rank in ranks[: 3 + int(random_unit() * 2)]]
+    taken.update(cards)
+    while len(cards) < BOARD_SIZE:
+        card = int(random_unit() * CARD_COUNT)
+        if card not in taken:
+            cards.append(card)
+            taken.add(card)
+    rng.shuffle(cards)
+    return cards
+
+
+def _same_ranks_other_suits(
+    rng: random.Random, ranks: list[int], taken: set[int]
+) -> tuple[list[int], list[int]] | None:
+    """Two hands of the given ranks, each rank in two different free suits; None if impossible."""
+    first: list[int] = []
+    second: list[int] = []
+    for rank in ranks:
+        free = [rank * 4 + suit for suit in rng.sample(SUITS, 4) if rank * 4 + suit not in taken]
+        if len(free) < 2:
+            return None
+        first.append(free[0])
+        second.append(free[1])
+        taken.update(free[:2])
+    return first, second
+
+
+def _biased_deal(rng: random.Random, slots: int, shuffled: list[int]) -> list[int]:
+    """Board then slot hole cards of one biased deal (the rest of the deck stays shuffled)."""
+    roll = rng.random() * BIASED_SHARE
+    taken: set[int] = set()
+    board = _pick_low_board(rng, taken)
+    fixed: list[list[int]] = []
+    if roll < IDENTICAL_HANDS_SHARE:
+        pair = _same_ranks_other_suits(rng, rng.sample(ALL_RANKS, 4), taken)
+        fixed = [] if pair is None else [pair[0], pair[1]]
+    elif roll < IDENTICAL_HANDS_SHARE + SHARED_LOW_SHARE:
+        board_ranks = {card // 4 for card in board}
+        candidates = [rank for rank in LOW_RANKS if rank not in board_ranks]
+        pair = _same_ranks_other_suits(rng, rng.sample(candidates, 2), taken)
+        fixed = [] if pair is None else [pair[0], pair[1]]
+    free = (card for card in shuffled if card not in taken)
+    for hand in fixed:
+        # The shared low cards plus random cards up to four.
+        while len(hand) < HOLE_SIZE:
+            hand.append(next(free))
+    cards = board + [card for hand in fixed for card in hand]
+    cards.extend(next(free) for _ in range(BOARD_SIZE + slots * HOLE_SIZE - len(cards)))
+    return cards
+
+
+def deal_batch(rng: np.random.Generator, hands: int, slots: int) -> list[list[int]]:
+    """Deal and evaluate ``hands`` hands of ``slots`` seat slots.
+
+    Parameters
+    ----------
+    rng
+        The table's generator (the deal is a pure function of its state).
+    hands
+        Number of hands.
+    slots
+        Seats per hand, the table's maximum (10 seats use 5 + 40 of the 52 cards).
+
+    Returns
+    -------
+    list of list of int
+        One row per hand: the 5 board cards, ``slots`` × 4 hole cards, ``slots`` high values,
+        ``slots`` low values (0 = no qualifying low). One flat row per hand converts to Python
+        much faster than nested arrays.
+    """
+    from pipeline.evaluator import evaluate_showdowns
+
+    needed = BOARD_SIZE + slots * HOLE_SIZE
+    decks = np.argsort(rng.random((hands, CARD_COUNT)), axis=1).astype(np.uint8)
+    cards = np.ascontiguousarray(decks[:, :needed])
+    biased = np.flatnonzero(rng.random(hands) < BIASED_SHARE)
+    if len(biased):
+        # Python's generator is much faster than numpy's for these few small draws.
+        fixer = random.Random(int(rng.integers(1 << 62)))
+        for row in biased.tolist():
+            cards[row] = _biased_deal(fixer, slots, decks[row].tolist())
+    boards = np.ascontiguousarray(cards[:, :BOARD_SIZE])
+    holes = np.ascontiguousarray(cards[:, BOARD_SIZE:]).reshape(hands * slots, HOLE_SIZE)
+    board_index = np.repeat(np.arange(hands, dtype=np.int64), slots)
+    high, low = evaluate_showdowns(holes, board_index, boards)
+    rows = np.concatenate(
+        [cards.astype(np.int32), high.reshape(hands, slots), low.reshape(hands, slots)], axis=1
+    )
+    return rows.tolist()  # type: ignore[no-any-return]
+
+
+class Dealer:
+    """Deals rows of `deal_batch` one hand at a time, a batch at a time.
+
+    A job shares one dealer between its sessions, so short sessions waste no deals; every row
+    has ten slots, whatever the table's size.
+    """
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.rows: list[list[int]] = []
+        self.next_row = 0
+
+    def deal(self) -> list[int]:
+        """The next deal: board, ten slots' hole cards, their high values, their low values."""
+        if self.next_row == len(self.rows):
+            self.rows = deal_batch(self.rng, BATCH_HANDS, MAX_SLOTS)
+            self.next_row = 0
+        row = self.rows[self.next_row]
+        self.next_row += 1
+        return row

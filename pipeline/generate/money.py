@@ -1,0 +1,22 @@
+"""How PokerStars prints money."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+__all__ = ["cash_money", "chips"]
+
+
+@lru_cache(maxsize=1 << 16)
+def cash_money(cents: int) -> str:
+    """PokerStars' dollars: ``$0.31``, ``$3`` for whole dollars, ``$11.27``.
+
+    >>> cash_money(31), cash_money(300), cash_money(1127), cash_money(0)
+    ('$0.31', '$3', '$11.27', '$0')
+    """
+    dollars, rest = divmod(cents, 100)
+    return f"${dollars}" if rest == 0 else f"${dollars}.{rest:02d}"
+
+
+# Tournament chips print as plain integers (``1500``).
+chips = str

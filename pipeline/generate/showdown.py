@@ -1,0 +1,184 @@
+"""The simulator's own settlement: pots from contribution levels, rake, hi/lo splits, odd chips.
+
+(`Pot` and `Share` are named tuples: immutable like frozen dataclasses, and several times cheaper
+to create, which matters at tens of thousands of hands a second.)
+
+This is deliberately a separate implementation from ``pipeline.rules`` (the scalar rules
+reference): the tests settle every generated hand again with ``pipeline.rules.settle`` from the
+parsed text and compare, so the two cross-check each other. Players are identified by their index
+in *ring order*: the players dealt in, clockwise starting at the seat left of the button, so the
+ring order is also the order in which spare units are handed out (payout-rules P5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from pipeline.profiles import RakeRule
+
+__all__ = [
+    "HALF_HIGH",
+    "HALF_LOW",
+    "HALF_SCOOP",
+    "Pot",
+    "Share",
+    "build_pots",
+    "rake_for",
+    "split_pots",
+    "take_rake",
+]
+
+HALF_HIGH = "high"
+HALF_LOW = "low"
+HALF_SCOOP = "scoop"
+
+
+class Pot(NamedTuple):
+    """One pot: its amount before rake and the players who can win it, in ring order."""
+
+    amount: int
+    eligible: tuple[int, ...]
+
+
+class Share(NamedTuple):
+    """One payment: the pot (0 main, 1.. side), the half (``high``/``low``/``scoop``), the
+    player's ring index and the amount."""
+
+    pot_index: int
+    half: str
+    player: int
+    amount: int
+
+
+def build_pots(put_in: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
+    """Main and side pots from what each player put in (after uncalled bets were returned).
+
+    Each distinct level reached by a player still in the hand closes a pot; folded chips are dead
+    money in the levels they reached (payout-rules P1). Pots are never merged.
+
+    >>> build_pots([50, 100, 100, 30], [False, False, False, True])
+    [Pot(amount=180, eligible=(0, 1, 2)), Pot(amount=100, eligible=(1, 2))]
+    """
+    live = [index for index, has_folded in enumerate(folded) if not has_folded]
+    levels = sorted({put_in[index] for index in live})
+    if len(levels) == 1:
+        # The common case: one pot (everyone still in put in the same).
+        return [Pot(sum(put_in), tuple(live))]
+    pots: list[Pot] = []
+    previous = 0
+    for level in levels:
+        amount = sum(min(chips, level) - min(chips, previous) for chips in put_in)
+        eligible = tuple(index for index in live if put_in[index] >= level)
+        pots.append(Pot(amount, eligible))
+        previous = level
+    # Folded chips above every live level cannot happen once uncalled bets are returned; keep
+    # them anyway rather than lose chips.
+    excess = sum(max(chips - previous, 0) for chips in put_in)
+    if excess and pots:
+        last = pots[-1]
+        pots[-1] = Pot(last.amount + excess, last.eligible)
+    return pots
+
+
+def rake_for(total_pot: int, players_dealt: int, saw_flop: bool, rule: RakeRule) -> int:
+    """The rake of a hand under ``rule`` (payout-rules K1-K3).
+
+    None without a flop (no flop, no drop); else the percentage, rounded as the rule says and
+    capped for the number of players dealt in.
+
+    >>> rake_for(485, 4, True, RakeRule(500, ((2, 50), (3, 100))))
+    24
+    >>> rake_for(485, 4, True, RakeRule(500, ((2, 50),), rounding="increment", increment=5))
+    20
+    >>> rake_for(10_000, 2, True, RakeRule(500, ((2, 50), (3, 100))))
+    50
+    """
+    if rule.no_flop_no_drop and not saw_flop:
+        return 0
+    scaled = total_pot * rule.percent_basis_points
+    if rule.rounding == "half_even":
+        rake, remainder = divmod(scaled, 10_000)
+        if 2 * remainder > 10_000 or (2 * remainder == 10_000 and rake % 2 == 1):
+            rake += 1
+    elif rule.rounding == "floor":
+        rake = scaled // 10_000
+    else:  # one increment per full (increment / percent) of pot
+        rake = scaled // (rule.increment * 10_000) * rule.increment
+    cap = rule.cap_for(players_dealt)
+    return rake if cap is None else min(rake, cap)
+
+
+def take_rake(pots: Sequence[Pot], rake: int) -> list[int]:
+    """Pot amounts after rake, which comes out of the main pot first (payout-rules K4)."""
+    amounts = [pot.amount for pot in pots]
+    for index, amount in enumerate(amounts):
+        taken = min(amount, rake)
+        amounts[index] = amount - taken
+        rake -= taken
+        if rake == 0:
+            break
+    return amounts
+
+
+def _split(amount: int, winners: Sequence[int]) -> list[int]:
+    """Equal shares, the spare units one each to the first winners in ring order (P5)."""
+    base, spare = divmod(amount, len(winners))
+    return [base + (1 if rank < spare else 0) for rank in range(len(winners))]
+
+
+def split_pots(
+    pots: Sequence[Pot],
+    amounts: Sequence[int],
+    high: Sequence[int],
+    low: Sequence[int],
+    showdown: bool,
+) -> list[Share]:
+    """Who gets what from each pot, in PokerStars' printing order.
+
+    Parameters
+    ----------
+    pots
+        From `build_pots`.
+    amounts
+        Pot amounts after rake (`take_rake`).
+    high, low
+        Evaluator values per ring index (larger is better, low 0 = none); unused without a
+        showdown.
+    showdown
+        Whether the hand reached a showdown; without one each pot has a single eligible player.
+
+    Returns
+    -------
+    list of Share
+        Side pots first, highest first, then the main pot; within a pot high shares before low
+        shares, tied winners in ring order (so the spare units come first). Zero amounts are
+        left out.
+    """
+    shares: list[Share] = []
+    for pot_index in range(len(pots) - 1, -1, -1):
+        eligible = pots[pot_index].eligible
+        amount = amounts[pot_index]
+        if len(eligible) == 1 or not showdown:
+            shares.append(Share(pot_index, HALF_SCOOP, eligible[0], amount))
+            continue
+        best_high = max(high[index] for index in eligible)
+        high_winners = [index for index in eligible if high[index] == best_high]
+        best_low = max(low[index] for index in eligible)
+        if best_low == 0:
+            for player, part in zip(high_winners, _split(amount, high_winners)):
+                shares.append(Share(pot_index, HALF_SCOOP, player, part))
+            continue
+        low_winners = [index for index in eligible if low[index] == best_low]
+        if len(high_winners) > 1 and high_winners == low_winners:
+            # Identical hands in both halves share the whole pot evenly (P6).
+            for player, part in zip(high_winners, _split(amount, high_winners)):
+                shares.append(Share(pot_index, HALF_SCOOP, player, part))
+            continue
+        high_amount = (amount + 1) // 2  # the odd unit goes to the high half (P4)
+        for player, part in zip(high_winners, _split(high_amount, high_winners)):
+            shares.append(Share(pot_index, HALF_HIGH, player, part))
+        for player, part in zip(low_winners, _split(amount - high_amount, low_winners)):
+            shares.append(Share(pot_index, HALF_LOW, player, part))
+    # A unit split among more winners than units leaves some with nothing: no payment, no line.
+    return [share for share in shares if share.amount > 0]

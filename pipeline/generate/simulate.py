@@ -1,0 +1,663 @@
+"""Table sessions of Omaha Hi/Lo: seating, the moving button, blinds, betting and settlement.
+
+A session is a run of consecutive hands at one table: stacks carry over (following what the text
+records, faults included), the button moves to the next occupied seat on its left every hand,
+players come and go or sit out (cash) or are knocked out (tournaments). Each hand's cards come
+from a `Dealer` (dealt and evaluated in bulk), its betting from the compiled kernel
+(`pipeline.generate.betting`: antes and blinds, four betting rounds under the table's limit,
+uncalled bets, the run-out), its payouts from the simulator's own settlement
+(`pipeline.generate.showdown`), and a share of hands gets a deliberate fault
+(`pipeline.generate.faults`). Decisions are random but plausible: each player has a looseness and
+an aggression, and a strength read from the final values of the hand (players "know" roughly how
+good their hand will be, so showdowns are not a coin flip).
+
+Players are referred to by their *ring index*: the players dealt in, clockwise from the seat
+left of the button (heads-up, ring index 0 is the big blind and 1 the button, who posts the small
+blind).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import NamedTuple
+
+import numpy as np
+
+from pipeline.generate.betting import (
+    ACTION_FIELDS,
+    LIMIT_CODES,
+    MAX_ACTIONS,
+    UniformBuffer,
+    play_packed,
+)
+from pipeline.generate.dealing import HIGH_VALUES, HOLES, LOW_VALUES, Dealer
+from pipeline.generate.faults import FaultContext, choose_fault
+from pipeline.generate.money import cash_money
+from pipeline.generate.showdown import Pot, Share, build_pots, rake_for, split_pots, take_rake
+from pipeline.generate.stakes import BLIND_LEVELS, FIXED_LIMIT_LEVELS, Stakes
+from pipeline.profiles import RakeRule
+
+__all__ = [
+    "HandOutcome",
+    "HandRecord",
+    "SeatLine",
+    "Session",
+    "SessionPlan",
+    "Sitter",
+    "TableInfo",
+    "play_betting",
+]
+
+# Share of hands where everybody but the hero plays loose and aggressive, so that multi-way
+# all-ins (and, with varied stacks, several side pots) happen often. Fewer in tournaments, where
+# an all-in knocks players out for good.
+FEVER_SHARE = 0.07
+TOURNAMENT_FEVER_SHARE = 0.025
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    """What stays the same for every hand of a session."""
+
+    name: str
+    max_seats: int
+    limit_type: str
+    is_tournament: bool
+    tournament_id: int = 0
+    buy_in: str = ""
+    rake_rule: RakeRule | None = None
+
+
+@dataclass(slots=True)
+class Sitter:
+    """A player seated at the table (mutable across the session)."""
+
+    seat: int
+    name: str
+    stack: int
+    looseness: float
+    aggression: float
+    is_hero: bool = False
+    sitting_out: int = 0  # hands left sitting out
+    newcomer: bool = False  # posts a big blind in the first hand
+
+
+class SeatLine(NamedTuple):
+    """A ``Seat N: name (stack in chips)`` line."""
+
+    seat: int
+    name: str
+    stack: int
+    sitting_out: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """Everything the writer and the truth tables need about one simulated hand.
+
+    Per-player sequences are in ring order (lists, read-only by convention: building tuples
+    for every hand would cost more than the rest of the bookkeeping). ``shares``/``rake`` are
+    what the rules say; ``recorded_shares``/``recorded_rake`` are what the text says (they
+    differ only in a faulted hand).
+    """
+
+    hand_id: int
+    started_at: datetime
+    table: TableInfo
+    stakes: Stakes
+    level: int
+    button_seat: int
+    seats: Sequence[SeatLine]
+    players: Sequence[str]
+    player_seats: Sequence[int]
+    hero: int
+    holes: Sequence[Sequence[int]]
+    board: Sequence[int]
+    board_shown: int
+    small_blind_player: int
+    big_blind_player: int
+    actions: Sequence[list[int]]  # street, player, kind, amount, to_amount, all_in, raised_by
+    put_in: Sequence[int]
+    fold_street: Sequence[int]
+    showdown: bool
+    show_order: Sequence[int]
+    mucked: Sequence[bool]
+    high: Sequence[int]
+    low: Sequence[int]
+    pots: Sequence[Pot]
+    rake: int
+    shares: Sequence[Share]
+    recorded_rake: int
+    recorded_shares: Sequence[Share]
+    says_no_show: bool  # an uncontested winner prints "doesn't show hand"
+    preflop_flags: Sequence[int]  # bit 1: VPIP, bit 2: PFR (see `HandOutcome`)
+    closing_lines: Sequence[str] = ()
+    description_overrides: Sequence[tuple[int, str, str]] = ()
+    fault: tuple[str, int, str] | None = None  # kind, ring index, detail
+
+    @property
+    def total_pot(self) -> int:
+        """Chips put in after uncalled bets were returned (PokerStars' gross total pot)."""
+        return sum(self.put_in)
+
+    @property
+    def players_dealt(self) -> int:
+        """Number of players dealt in."""
+        return len(self.players)
+
+    @property
+    def saw_flop(self) -> bool:
+        """Whether the flop was dealt (no flop, no drop)."""
+        return self.board_shown >= 3
+
+
+@dataclass(frozen=True, slots=True)
+class HandOutcome:
+    """The betting of one hand (per-player lists in ring order)."""
+
+    actions: list[list[int]]  # street, player, kind, amount, to_amount, all_in, raised_by
+    put_in: list[int]  # after uncalled bets were returned
+    stacks: list[int]  # at the end, before winnings
+    fold_street: list[int]  # -1 = did not fold
+    preflop_flags: list[int]  # bit 1: put chips in voluntarily (VPIP), bit 2: raised (PFR)
+    board_shown: int
+    showdown: bool
+    last_river_aggressor: int
+    small_blind_player: int
+    big_blind_player: int
+
+    @property
+    def folded(self) -> list[bool]:
+        """Whether each player folded."""
+        return [street >= 0 for street in self.fold_street]
+
+    @property
+    def vpip(self) -> list[bool]:
+        """Whether each player put chips in voluntarily before the flop."""
+        return [bool(flags & 1) for flags in self.preflop_flags]
+
+    @property
+    def pfr(self) -> list[bool]:
+        """Whether each player raised before the flop."""
+        return [bool(flags & 2) for flags in self.preflop_flags]
+
+
+# The action rows of the hand being played (copied out as lists after each hand).
+_ACTIONS = np.empty((MAX_ACTIONS, ACTION_FIELDS), dtype=np.int64)
+
+
+def play_betting(
+    stakes: Stakes,
+    stacks: list[int],
+    looseness: list[float],
+    aggression: list[float],
+    high: list[int],
+    low: list[int],
+    newcomers: list[bool],
+    heads_up_uncapped: bool,
+    fever: list[bool],
+    uniforms: UniformBuffer,
+) -> HandOutcome:
+    """Run the compiled betting (`pipeline.generate.betting.play_hand`) for one hand."""
+    n = len(stacks)
+    stakes_row = np.array(
+        [
+            LIMIT_CODES[stakes.limit_type],
+            stakes.small_blind,
+            stakes.big_blind,
+            stakes.small_bet,
+            stakes.big_bet,
+            stakes.ante,
+            heads_up_uncapped,
+        ],
+        dtype=np.int64,
+    )
+    players = np.array([stacks, high, low, newcomers, fever], dtype=np.int64)
+    traits = np.array([looseness, aggression])
+    results = np.empty((4, n), dtype=np.int64)
+    uniforms.reserve()
+    count, board_shown, showdown, aggressor, uniforms.cursor = play_packed(
+        stakes_row, players, traits, uniforms.values, uniforms.cursor, results, _ACTIONS
+    )
+    put_in, final_stacks, fold_street, flags = results.tolist()
+    return HandOutcome(
+        actions=_ACTIONS[:count].tolist(),
+        put_in=put_in,
+        stacks=final_stacks,
+        fold_street=fold_street,
+        preflop_flags=flags,
+        board_shown=board_shown,
+        showdown=bool(showdown),
+        last_river_aggressor=aggressor,
+        small_blind_player=1 if n == 2 else 0,
+        big_blind_player=0 if n == 2 else 1,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPlan:
+    """What one session is asked to produce.
+
+    Attributes
+    ----------
+    table
+        The table.
+    hands
+        The most hands to play; a tournament that ends, or a hero who goes broke, ends the
+        session sooner.
+    first_hand_id, started_at
+        Id and start time of the first hand (both increase hand after hand).
+    stakes
+        Cash stakes; None for a tournament, which follows its level schedule.
+    has_antes
+        Tournament levels with antes.
+    hands_per_level
+        Tournament hands between blind increases.
+    seats_filled
+        Players seated at the start.
+    starting_stack
+        Tournament starting chips.
+    fault_rate
+        Share of hands whose recorded payout or text is deliberately wrong.
+    """
+
+    table: TableInfo
+    hands: int
+    first_hand_id: int
+    started_at: datetime
+    stakes: Stakes | None
+    has_antes: bool = False
+    hands_per_level: int = 10
+    seats_filled: int = 6
+    starting_stack: int = 1500
+    fault_rate: float = 0.0
+
+
+_PLACES = {1: "st", 2: "nd", 3: "rd"}
+
+
+def _winner_prize(buy_in: str, entrants: int) -> int:
+    """The winner's prize in cents: a share of the prize pool (the buy-in's first part).
+
+    >>> _winner_prize("$1.08+$0.27+$0.15 USD", 9)
+    486
+    """
+    dollars, _, cents = buy_in.split("+")[0].lstrip("$").partition(".")
+    per_player = int(dollars) * 100 + int(cents or 0)
+    share = {2: 100, 6: 65}.get(entrants, 50)
+    return per_player * entrants * share // 100
+
+
+def _ordinal(number: int) -> str:
+    """``1st``, ``2nd``, ``11th``, ``23rd``."""
+    if 10 <= number % 100 <= 20:
+        return f"{number}th"
+    return f"{number}{_PLACES.get(number % 10, 'th')}"
+
+
+class Session:
+    """One table session; iterate `hands` for its `HandRecord` s in order."""
+
+    def __init__(
+        self,
+        plan: SessionPlan,
+        seed: int,
+        names: list[str],
+        dealer: Dealer,
+        uniforms: UniformBuffer,
+    ) -> None:
+        self.plan = plan
+        self.table = plan.table
+        self.rng = random.Random(seed)
+        self.dealer = dealer
+        self.uniforms = uniforms
+        self.names = names
+        self.sitters: list[Sitter] = []
+        self.sitters = self._seat_players()
+        self.button_seat = 0
+        self.hand_id = plan.first_hand_id
+        self.moment = plan.started_at
+        self.faults_owed = 0
+        self.finished = False
+
+    # -- seating -----------------------------------------------------------------------------
+
+    def _new_sitter(self, seat: int, name: str, stakes: Stakes | None) -> Sitter:
+        rng = self.rng
+        if stakes is None:
+            stack = self.plan.starting_stack
+        else:
+            unit = stakes.big_bet if stakes.limit_type == "FL" else stakes.big_blind
+            roll = rng.random()
+            if roll < 0.18:
+                depth = rng.uniform(6, 20)  # short stacks make all-ins and side pots
+            elif roll < 0.85:
+                depth = rng.uniform(20, 100)
+            else:
+                depth = rng.uniform(100, 250)
+            if stakes.limit_type == "FL":
+                depth /= 3
+            stack = max(int(depth * unit), 2 * stakes.big_blind)
+        return Sitter(
+            seat=seat,
+            name=name,
+            stack=stack,
+            looseness=rng.uniform(0.2, 0.62),
+            aggression=rng.uniform(0.1, 0.6),
+        )
+
+    def _free_name(self) -> str:
+        taken = {sitter.name for sitter in self.sitters}
+        while True:
+            name = self.rng.choice(self.names)
+            if name not in taken:
+                return name
+
+    def _seat_players(self) -> list[Sitter]:
+        plan = self.plan
+        rng = self.rng
+        seats = sorted(rng.sample(range(1, self.table.max_seats + 1), plan.seats_filled))
+        names = rng.sample(self.names, plan.seats_filled)
+        sitters = [self._new_sitter(seat, name, plan.stakes) for seat, name in zip(seats, names)]
+        hero = rng.choice(sitters)
+        hero.is_hero = True
+        if plan.stakes is not None:
+            # The hero (whose hole cards the file shows) buys in for the usual maximum, so
+            # that cash sessions do not end too soon.
+            unit = plan.stakes.big_bet if plan.stakes.limit_type == "FL" else plan.stakes.big_blind
+            hero.stack = max(hero.stack, (35 if plan.stakes.limit_type == "FL" else 100) * unit)
+        return sitters
+
+    # -- the hands ---------------------------------------------------------------------------
+
+    def hands(self) -> Iterator[HandRecord]:
+        """Play the session's hands one by one."""
+        for number in range(self.plan.hands):
+            if self.finished:
+                return
+            button, dealt = self._button_and_dealt()
+            if len(dealt) < 2:
+                return
+            yield self._play_hand(number, dealt, button)
+
+    def _button_and_dealt(self) -> tuple[int, list[Sitter]]:
+        """The next hand's button seat and the players dealt in.
+
+        The button moves to the next seat on its left with a player (the first hand: anyone);
+        a player sitting out there comes back, so the button is never dead. A new player whose
+        first hand would put them in the small blind waits a hand (sits out) rather than post
+        there.
+        """
+        seated = [sitter for sitter in self.sitters if sitter.stack > 0]
+        if not seated:
+            return 0, []
+        max_seats = self.table.max_seats
+        if self.button_seat == 0:
+            on_button = self.rng.choice(seated)
+        else:
+            previous = self.button_seat
+            on_button = min(seated, key=lambda sitter: (sitter.seat - previous - 1) % max_seats)
+        on_button.sitting_out = 0
+        button = on_button.seat
+        dealt = [sitter for sitter in seated if sitter.sitting_out == 0]
+        while len(dealt) > 2 and any(sitter.newcomer for sitter in dealt):
+            small_blind = min(dealt, key=lambda sitter: (sitter.seat - button - 1) % max_seats)
+            if not small_blind.newcomer:
+                break
+            small_blind.sitting_out = 1
+            dealt.remove(small_blind)
+        return button, dealt
+
+    def _stakes(self, number: int) -> tuple[Stakes, int]:
+        """The stakes of hand ``number`` and its tournament level (1-based; 0 in cash)."""
+        plan = self.plan
+        if plan.stakes is not None:
+            return plan.stakes, 0
+        level = number // plan.hands_per_level
+        if self.table.limit_type == "FL":
+            level = min(level, len(FIXED_LIMIT_LEVELS) - 1)
+            small_bet, big_bet = FIXED_LIMIT_LEVELS[level]
+            return Stakes("FL", small_bet // 2, small_bet, small_bet, big_bet), level + 1
+        level = min(level, len(BLIND_LEVELS) - 1)
+        small_blind, big_blind, ante = BLIND_LEVELS[level]
+        stakes = Stakes(
+            self.table.limit_type,
+            small_blind,
+            big_blind,
+            big_blind,
+            big_blind,
+            ante if plan.has_antes else 0,
+        )
+        return stakes, level + 1
+
+    def _play_hand(self, number: int, dealt: list[Sitter], button: int) -> HandRecord:
+        rng = self.rng
+        table = self.table
+        stakes, level = self._stakes(number)
+        self.button_seat = button
+        max_seats = table.max_seats
+        ring = sorted(dealt, key=lambda sitter: (sitter.seat - button - 1) % max_seats)
+        n = len(ring)
+        deal = self.dealer.deal()
+        # Slots 0 and 1 carry the biased deals: they go to two random players, the other
+        # players take the next slots in ring order.
+        first = int(rng.random() * n)
+        second = (first + 1 + int(rng.random() * (n - 1))) % n
+        slot_of = [0] * n
+        slot_of[first], slot_of[second] = 0, 1
+        next_slot = 2
+        for player in range(n):
+            if player != first and player != second:
+                slot_of[player] = next_slot
+                next_slot += 1
+        holes = [deal[HOLES + 4 * slot : HOLES + 4 * slot + 4] for slot in slot_of]
+        high = [deal[HIGH_VALUES + slot] for slot in slot_of]
+        low = [deal[LOW_VALUES + slot] for slot in slot_of]
+        outcome = play_betting(
+            stakes,
+            [sitter.stack for sitter in ring],
+            [sitter.looseness for sitter in ring],
+            [sitter.aggression for sitter in ring],
+            high,
+            low,
+            [sitter.newcomer for sitter in ring],
+            heads_up_uncapped=not table.is_tournament,
+            fever=self._fever(ring),
+            uniforms=self.uniforms,
+        )
+        folded = outcome.folded
+        pots = build_pots(outcome.put_in, folded)
+        total_pot = sum(outcome.put_in)
+        saw_flop = outcome.board_shown >= 3
+        rule = table.rake_rule
+        rake = 0 if rule is None else rake_for(total_pot, n, saw_flop, rule)
+        amounts = take_rake(pots, rake)
+        shares = split_pots(pots, amounts, high, low, outcome.showdown)
+        names = [sitter.name for sitter in ring]
+        recorded_shares, recorded_rake = shares, rake
+        overrides: list[tuple[int, str, str]] = []
+        fault: tuple[str, int, str] | None = None
+        if self.plan.fault_rate > 0 and rng.random() < self.plan.fault_rate:
+            self.faults_owed += 1
+        if self.faults_owed:
+            context = FaultContext(
+                players=tuple(names),
+                pots=tuple(pots),
+                amounts=tuple(amounts),
+                shares=tuple(shares),
+                rake=rake,
+                high=tuple(high),
+                low=tuple(low),
+                folded=tuple(folded),
+                showdown=outcome.showdown,
+                saw_flop=saw_flop,
+                rake_rule=rule,
+                players_dealt=n,
+                total_pot=total_pot,
+            )
+            injected = choose_fault(context, rng)
+            if injected is not None:
+                self.faults_owed -= 1
+                recorded_shares = list(injected.shares)
+                recorded_rake = injected.rake
+                overrides = list(injected.description_overrides)
+                fault = (injected.kind, injected.player, injected.detail)
+        won = [0] * n
+        for share in recorded_shares:
+            won[share.player] += share.amount
+        show_order, mucked = self._showdown_order(outcome, won, len(pots), fault is not None)
+        seats = [
+            SeatLine(sitter.seat, sitter.name, sitter.stack, sitter.sitting_out > 0)
+            for sitter in self.sitters
+        ]
+        hand_id = self.hand_id
+        started_at = self.moment
+        # Stacks follow what the text says was paid, as the site's chips would.
+        final = outcome.stacks
+        for player, sitter in enumerate(ring):
+            sitter.stack = final[player] + won[player]
+            sitter.newcomer = False
+        closing = self._between_hands(ring, outcome)
+        self.hand_id += 200 + int(rng.random() * 2800)
+        self.moment += timedelta(seconds=14 + int(rng.random() * 80))
+        hero = -1
+        for index, sitter in enumerate(ring):
+            if sitter.is_hero:
+                hero = index
+        return HandRecord(
+            hand_id=hand_id,
+            started_at=started_at,
+            table=table,
+            stakes=stakes,
+            level=level,
+            button_seat=button,
+            seats=seats,
+            players=names,
+            player_seats=[sitter.seat for sitter in ring],
+            hero=hero,
+            holes=holes,
+            board=deal[:HOLES],
+            board_shown=outcome.board_shown,
+            small_blind_player=outcome.small_blind_player,
+            big_blind_player=outcome.big_blind_player,
+            actions=outcome.actions,
+            put_in=outcome.put_in,
+            fold_street=outcome.fold_street,
+            showdown=outcome.showdown,
+            show_order=show_order,
+            mucked=mucked,
+            high=high,
+            low=low,
+            pots=pots,
+            rake=rake,
+            shares=shares,
+            recorded_rake=recorded_rake,
+            recorded_shares=recorded_shares,
+            says_no_show=rng.random() < 0.75,
+            preflop_flags=outcome.preflop_flags,
+            closing_lines=closing,
+            description_overrides=overrides,
+            fault=fault,
+        )
+
+    def _fever(self, ring: list[Sitter]) -> list[bool]:
+        """Who plays this hand in a frenzy (see `FEVER_SHARE`); the hero never does."""
+        share = TOURNAMENT_FEVER_SHARE if self.table.is_tournament else FEVER_SHARE
+        if self.rng.random() >= share:
+            return [False] * len(ring)
+        return [not sitter.is_hero for sitter in ring]
+
+    def _showdown_order(
+        self, outcome: HandOutcome, won: list[int], pot_count: int, faulted: bool
+    ) -> tuple[list[int], list[bool]]:
+        """Who shows in which order, and who mucks instead.
+
+        The last aggressor on the river shows first, else the first player left of the button;
+        then clockwise. With one pot and nobody all-in, a player who wins nothing may muck
+        (never the first to show).
+        """
+        n = len(won)
+        mucked = [False] * n
+        if not outcome.showdown:
+            return [], mucked
+        folded = outcome.folded
+        start = outcome.last_river_aggressor
+        start = max(start, 0)
+        order = [(start + step) % n for step in range(n)]
+        order = [player for player in order if not folded[player]]
+        # Nobody left without chips: no all-in, so nobody's cards are tabled automatically.
+        anyone_all_in = min(outcome.stacks) == 0
+        if pot_count == 1 and not anyone_all_in and not faulted:
+            rng = self.rng
+            for player in order[1:]:
+                if won[player] == 0 and rng.random() < 0.5:
+                    mucked[player] = True
+        return order, mucked
+
+    def _between_hands(self, ring: list[Sitter], outcome: HandOutcome) -> list[str]:
+        """Knock-outs, departures, arrivals and sit-outs after a hand; the lines they print."""
+        if self.table.is_tournament:
+            return self._knock_outs(ring, outcome)
+        rng = self.rng
+        lines: list[str] = []
+        stakes = self.plan.stakes
+        assert stakes is not None
+        short = 5 * stakes.big_blind
+        for sitter in list(self.sitters):
+            if sitter.sitting_out:
+                sitter.sitting_out -= 1
+            if sitter.is_hero:
+                if sitter.stack == 0:
+                    self.finished = True
+                continue
+            # One draw decides: broke players leave, a short stack half the time, anybody
+            # now and then; a few sit out for some hands.
+            roll = rng.random()
+            if sitter.stack == 0 or (sitter.stack < short and roll < 0.5) or roll < 0.012:
+                lines.append(f"{sitter.name} leaves the table")
+                self.sitters.remove(sitter)
+            elif roll > 0.99:
+                sitter.sitting_out = rng.randint(1, 6)
+        # Tables refill toward the number of players they opened with.
+        if len(self.sitters) < self.plan.seats_filled or rng.random() < 0.05:
+            taken = {sitter.seat for sitter in self.sitters}
+            for seat in range(1, self.table.max_seats + 1):
+                if seat not in taken and rng.random() < 0.3:
+                    sitter = self._new_sitter(seat, self._free_name(), stakes)
+                    sitter.newcomer = True
+                    self.sitters.append(sitter)
+                    lines.append(f"{sitter.name} joins the table at seat #{seat}")
+                    break
+        self.sitters.sort(key=lambda sitter: sitter.seat)
+        return lines
+
+    def _knock_outs(self, ring: list[Sitter], outcome: HandOutcome) -> list[str]:
+        """Players left without chips finish; the last one standing wins the tournament."""
+        busted = [
+            (outcome.put_in[player] + outcome.stacks[player], sitter)
+            for player, sitter in enumerate(ring)
+            if sitter.stack == 0
+        ]
+        if not busted:
+            return []
+        remaining = len(self.sitters)
+        lines: list[str] = []
+        # Among players knocked out together, the one who started the hand with less finishes
+        # lower.
+        for _, sitter in sorted(busted, key=lambda item: item[0]):
+            lines.append(f"{sitter.name} finished the tournament in {_ordinal(remaining)} place")
+            remaining -= 1
+            self.sitters.remove(sitter)
+            if sitter.is_hero:
+                self.finished = True
+        if len(self.sitters) == 1:
+            winner = self.sitters[0]
+            prize = cash_money(_winner_prize(self.table.buy_in, self.plan.seats_filled))
+            lines.append(
+                f"{winner.name} wins the tournament and receives {prize} - congratulations!"
+            )
+            self.finished = True
+        return lines
