@@ -30,6 +30,7 @@ import polars as pl
 from parsers.base import ParseResult, table_from_frame
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.kernels import street_totals
+from pipeline.profiles import SiteProfile
 from pipeline.positions import assign_positions
 
 __all__ = ["PokerStarsParser"]
@@ -191,6 +192,10 @@ class PokerStarsParser:
     """Parser for PokerStars text hand histories."""
 
     site: ClassVar[str] = SITE
+    # Unlabelled lines per half per pot, pot named; total pot printed gross of rake.
+    profile: ClassVar[SiteProfile] = SiteProfile(
+        site=SITE, halves_labelled=False, total_pot_is_gross=True, raise_cap=4
+    )
 
     def sniff(self, head: str) -> bool:
         """A PokerStars hand header within the first lines (a BOM or stray text may precede)."""

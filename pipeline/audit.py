@@ -25,7 +25,7 @@ from pipeline.evaluator import (
     evaluate_showdowns,
 )
 from pipeline.payouts import HALF_NAMES, PotTable, build_pots, split_pots
-from pipeline.profiles import PROFILES, SiteProfile, rake_rule_for
+from pipeline.profiles import SiteProfile, rake_rule_for, site_profile
 
 __all__ = [
     "AuditResult",
@@ -86,7 +86,7 @@ class AuditResult:
 
 
 def _profile(site: str) -> SiteProfile:
-    return PROFILES.get(site, PROFILES["pokerstars"])
+    return site_profile(site)
 
 
 def _keyed(frame: pl.DataFrame, hand_rows: pl.DataFrame) -> pl.DataFrame:

@@ -19,6 +19,7 @@ __all__ = [
     "generated_rake_rule",
     "profile_name",
     "rake_rule_for",
+    "site_profile",
 ]
 
 RAKE_ROUNDINGS = ("half_even", "floor", "increment")
@@ -227,3 +228,19 @@ def profile_name(
     if limit_type in ("PL", "NL") and big_blind == 2:
         return "pokerstars"
     return "no-rake"
+
+
+def site_profile(site: str) -> SiteProfile:
+    """The profile a site's parser declares (``PROFILE`` next to it), else a known one here.
+
+    Parsers record what each site prints; how the site prints payouts (labelled halves, gross
+    or net total, split unit) is declared beside each parser so the audit compares at the
+    right granularity.
+    """
+    import parsers
+
+    for parser in parsers.PARSERS:
+        declared = getattr(parser, "profile", None)
+        if parser.site == site and isinstance(declared, SiteProfile):
+            return declared
+    return PROFILES.get(site, PROFILES["no-rake"])
