@@ -207,7 +207,22 @@ class PokerStarsParser:
 
     def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
         """Parse a block of whole hands into the canonical tables."""
-        return _Block(lines, offsets, source_file).parse()
+        return self.parse_files(lines, offsets, np.zeros(1, dtype=np.int64), [source_file])[0]
+
+    def parse_files(
+        self,
+        lines: pl.Series,
+        offsets: np.ndarray,
+        file_starts: np.ndarray,
+        source_files: list[str],
+    ) -> list[ParseResult]:
+        """Parse several whole files in one pass; one result per file, in order.
+
+        ``file_starts[i]`` is the first line of ``source_files[i]``. A parse has a fixed cost
+        of a few hundred column operations, so an archive of many small files is parsed a
+        batch of files at a time rather than file by file.
+        """
+        return _Block(lines, offsets, source_files, file_starts).parse()
 
 
 def _forward_fill(
@@ -229,23 +244,44 @@ def _forward_fill(
 class _Block:
     """The state of one parse: a frame of lines plus the per-hand verdicts built from it."""
 
-    def __init__(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> None:
-        self.source_file = source_file
+    def __init__(
+        self,
+        lines: pl.Series,
+        offsets: np.ndarray,
+        source_files: list[str],
+        file_starts: np.ndarray,
+    ) -> None:
+        self.source_files = pl.Series("source_file", source_files, dtype=pl.String)
         starts = lines.str.contains(HAND_START).fill_null(False)
+        file_of_line = np.zeros(len(lines), dtype=np.int32)
+        new_file = np.zeros(len(lines), dtype=bool)
+        inner = file_starts[(file_starts > 0) & (file_starts < len(lines))]
+        file_of_line[inner] = 1
+        file_of_line = np.cumsum(file_of_line, dtype=np.int32)
+        new_file[file_starts[file_starts < len(lines)]] = True
+        # A hand never runs across files: every file start opens a new segment, which is a
+        # hand when it begins with a header and a file's preamble otherwise.
+        segment = np.cumsum(starts.to_numpy() | new_file, dtype=np.int32) - 1
         self.frame = pl.DataFrame(
             {
                 "line": lines.alias("line"),
                 "offset": pl.Series("offset", offsets, dtype=pl.Int64),
-                "hand": (starts.cast(pl.Int32).cum_sum() - 1).alias("hand"),
+                "hand": pl.Series("hand", segment),
                 "is_start": starts.alias("is_start"),
+                "file": pl.Series("file", file_of_line),
             }
         ).with_row_index("line_no")
+        self.segments = int(segment.max()) + 1 if len(segment) else 0
+        segment_file = np.zeros(self.segments, dtype=np.int32)
+        segment_file[segment] = file_of_line
+        self.segment_file = segment_file
 
     # -- orchestration ---------------------------------------------------------------------
 
-    def parse(self) -> ParseResult:
-        preamble = self.frame.filter(pl.col("hand") < 0)
-        body = self.frame.filter(pl.col("hand") >= 0)
+    def parse(self) -> list[ParseResult]:
+        opened_by_header = self.frame.filter(pl.col("is_start")).select("hand")
+        preamble = self.frame.join(opened_by_header, on="hand", how="anti")
+        body = self.frame.join(opened_by_header, on="hand", how="semi")
         preamble_rejects = self._preamble_rejects(preamble)
 
         headers = self._headers(body)
@@ -256,7 +292,7 @@ class _Block:
             "hand", pl.lit("unrecognised hand header").alias("reason")
         )
 
-        self.scales = np.ones(headers.height, dtype=np.int64)
+        self.scales = np.ones(self.segments, dtype=np.int64)
         self.scales[candidates["hand"].to_numpy()] = candidates["money_scale"].to_numpy()
         lines = self._verify_kinds(
             self._classify(body.join(candidates.select("hand"), on="hand", how="semi"))
@@ -306,23 +342,59 @@ class _Block:
             frame.join(ids, on="hand", how="left")
             for frame in (seats, actions, collections, showdowns)
         )
-        tables = {
-            "hands": table_from_frame(hands.sort("hand"), "hands"),
-            "seats": table_from_frame(seats.sort("hand", "seat"), "seats"),
-            "actions": table_from_frame(actions.sort("hand", "seq"), "actions"),
-            "collections": table_from_frame(collections.sort("hand", "seq"), "collections"),
-            "showdowns": table_from_frame(showdowns.sort("hand", "line_no"), "showdowns"),
-            "rejects": table_from_frame(rejects, "rejects"),
-        }
-        found = headers.height + (1 if preamble_rejects.height else 0)
-        return ParseResult(
-            tables=tables,
-            hands_found=found,
-            parsed=hands.height,
-            skipped=skipped.height,
-            rejected=rejects.height,
-            skipped_games={str(k): int(v) for k, v in skipped_games.items()},
+        return self._results(
+            {
+                "hands": hands.sort("hand"),
+                "seats": seats.sort("hand", "seat"),
+                "actions": actions.sort("hand", "seq"),
+                "collections": collections.sort("hand", "seq"),
+                "showdowns": showdowns.sort("hand", "line_no"),
+                "rejects": rejects.sort("hand"),
+            },
+            headers,
+            skipped,
         )
+
+    def _results(
+        self, frames: dict[str, pl.DataFrame], headers: pl.DataFrame, skipped: pl.DataFrame
+    ) -> list[ParseResult]:
+        """Split the block's tables and counts by source file."""
+        segment_file = pl.lit(pl.Series("segment_file", self.segment_file))
+        by_file: dict[str, dict[int, pl.DataFrame]] = {}
+        for name, frame in frames.items():
+            with_file = frame.with_columns(file=segment_file.gather(pl.col("hand")))
+            by_file[name] = {
+                int(key[0]): part  # type: ignore[call-overload]
+                for key, part in with_file.partition_by("file", as_dict=True).items()
+            }
+        header_files = self.segment_file[headers["hand"].to_numpy()]
+        skipped_files = self.segment_file[skipped["hand"].to_numpy()]
+        rejected_segments = frames["rejects"]["hand"].to_numpy()
+        preamble_files = self.segment_file[
+            rejected_segments[~np.isin(rejected_segments, headers["hand"].to_numpy())]
+        ]
+        results = []
+        for file in range(len(self.source_files)):
+            parts = {name: by_file[name].get(file) for name in frames}
+            tables = {
+                name: table_from_frame(
+                    part if part is not None else frames[name].clear(), name
+                )
+                for name, part in parts.items()
+            }
+            games = skipped.filter(pl.Series(skipped_files == file)).group_by("game").len()
+            preambles = int((preamble_files == file).sum())
+            results.append(
+                ParseResult(
+                    tables=tables,
+                    hands_found=int((header_files == file).sum()) + preambles,
+                    parsed=tables["hands"].num_rows,
+                    skipped=int((skipped_files == file).sum()),
+                    rejected=tables["rejects"].num_rows,
+                    skipped_games={str(k): int(v) for k, v in games.sort("game").iter_rows()},
+                )
+            )
+        return results
 
     # -- header and line classification ------------------------------------------------------
 
@@ -586,7 +658,7 @@ class _Block:
             board=pl.col("board").fill_null(pl.lit([], dtype=pl.List(pl.UInt8))),
             total_pot=money(pl.col("total"), scale),
             rake=money(pl.col("rake"), scale),
-            source_file=pl.lit(self.source_file),
+            source_file=self._source_file(),
             source_offset=pl.col("offset"),
         )
         return hands.join(self._side_pots(hands), on="hand", how="left")
@@ -926,9 +998,9 @@ class _Block:
         return (
             reasons.join(text, on="hand", how="left")
             .join(headers.select("hand", "hand_id"), on="hand", how="left")
-            .sort("hand")
             .select(
-                source_file=pl.lit(self.source_file),
+                "hand",
+                source_file=self._source_file(),
                 source_offset="source_offset",
                 site=pl.lit(SITE),
                 hand_id="hand_id",
@@ -937,27 +1009,28 @@ class _Block:
             )
         )
 
+    def _source_file(self) -> pl.Expr:
+        """The source file of each row's segment (``hand``)."""
+        segment_file = pl.lit(pl.Series("segment_file", self.segment_file))
+        return pl.lit(self.source_files).gather(segment_file.gather(pl.col("hand")))
+
     def _preamble_rejects(self, preamble: pl.DataFrame) -> pl.DataFrame:
-        text = preamble.filter(pl.col("line").str.strip_chars() != "")
-        if text.height == 0:
-            return pl.DataFrame(
-                schema={
-                    "source_file": pl.String,
-                    "source_offset": pl.Int64,
-                    "site": pl.String,
-                    "hand_id": pl.String,
-                    "reason": pl.String,
-                    "raw_text": pl.String,
-                }
+        """Text before a file's first hand header: one reject per file that has any."""
+        return (
+            preamble.group_by("hand", maintain_order=True)
+            .agg(
+                raw_text=pl.col("line").str.join("\n"),
+                source_offset=pl.col("offset").filter(pl.col("line").str.strip_chars() != "").first(),
+                has_text=(pl.col("line").str.strip_chars() != "").any(),
             )
-        return pl.DataFrame(
-            {
-                "source_file": [self.source_file],
-                "source_offset": [int(text["offset"][0])],
-                "site": [SITE],
-                "hand_id": [None],
-                "reason": ["text before the first hand header"],
-                "raw_text": ["\n".join(preamble["line"].to_list())],
-            },
-            schema_overrides={"hand_id": pl.String},
+            .filter(pl.col("has_text"))
+            .select(
+                "hand",
+                source_file=self._source_file(),
+                source_offset="source_offset",
+                site=pl.lit(SITE),
+                hand_id=pl.lit(None, dtype=pl.String),
+                reason=pl.lit("text before the first hand header"),
+                raw_text="raw_text",
+            )
         )

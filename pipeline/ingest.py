@@ -66,6 +66,7 @@ BATCH_MAX_FILES = 256  # ... and at most this many files (parsing has a fixed co
 # not bytes: Arrow buffer sizes vary with chunking, and the flush points shape the files' bytes.
 FLUSH_ROWS = 500_000
 SNIFF_BYTES = 64 << 10  # text given to the format registry
+SMALL_FILES_LINES = 400_000  # whole small files parsed together up to about this many lines
 MAX_CARRY_BYTES = 4 * BLOCK_BYTES  # a "hand" longer than this is not a hand: parse what we have
 MAX_MEMBER_BYTES = 16 << 30  # refuse larger archive members
 MAX_COMPRESSION_RATIO = 100  # hand histories compress about 10:1; bombs 1000:1
@@ -644,6 +645,7 @@ def _ingest_sources(
 ) -> list[FileOutcome]:
     outcomes: list[FileOutcome] = []
     first_path_of: dict[str, str] = {}  # digest -> first path in this batch
+    small_files = _SmallFiles()
     for index, source in enumerate(task.sources):
         if index in settled:
             outcome = settled[index]
@@ -654,11 +656,16 @@ def _ingest_sources(
             outcome = FileOutcome(source.path, source.size, error=source.error)
             sink.add(index, "rejects", None, _file_reject(source.path, source.error))
         else:
-            outcome = _ingest_source(index, source, task, sink, archives, first_path_of)
+            outcome = _ingest_source(
+                index, source, task, sink, archives, first_path_of, small_files
+            )
         if outcome.sha256 is not None and not outcome.already_ingested:
             first_path_of.setdefault(outcome.sha256, outcome.path)
         outcomes.append(outcome)
+        if small_files.lines >= SMALL_FILES_LINES:
+            small_files.parse_into(sink)
         sink.flush_if_full()
+    small_files.parse_into(sink)
     return outcomes
 
 
@@ -669,6 +676,7 @@ def _ingest_source(
     sink: _PartSink,
     archives: _ZipCache,
     first_path_of: dict[str, str],
+    small_files: _SmallFiles | None = None,
 ) -> FileOutcome:
     """Stream one source into ``sink``; any failure becomes the outcome's error."""
     outcome = FileOutcome(source.path, source.size)
@@ -678,7 +686,9 @@ def _ingest_source(
             if _is_copy(outcome, source, first_path_of):
                 return outcome
         with _open_source(source, archives) as stream:
-            _stream_source(index, source, stream, task.block_bytes, sink, outcome, first_path_of)
+            _stream_source(
+                index, source, stream, task.block_bytes, sink, outcome, first_path_of, small_files
+            )
     except _SourceFailed:
         raise
     except Exception as error:  # a file never stops the run: record why it failed
@@ -724,8 +734,13 @@ def _stream_source(
     sink: _PartSink,
     outcome: FileOutcome,
     first_path_of: dict[str, str],
+    small_files: _SmallFiles | None = None,
 ) -> None:
-    """Read, sniff and parse one source block by block."""
+    """Read, sniff and parse one source block by block.
+
+    A file that fits in one block is handed to ``small_files`` (when its parser can parse
+    several files in one pass) instead of being parsed on its own.
+    """
     block = _read_block(stream, block_bytes)
     at_end = len(block) < block_bytes
     hasher = None
@@ -758,7 +773,14 @@ def _stream_source(
             lines = decode_lines(complete, data_offset, encoding)
             encoding = lines.encoding
             if at_end:
-                _add_parsed(index, parser, lines.lines, lines.offsets, source.path, sink, outcome)
+                if small_files is not None and position == len(block) and small_files.accepts(
+                    parser
+                ):
+                    small_files.add(index, parser, lines.lines, lines.offsets, source.path, outcome)
+                else:
+                    _add_parsed(
+                        index, parser, lines.lines, lines.offsets, source.path, sink, outcome
+                    )
                 carry = b""
             else:
                 keep = _last_hand_start(parser, lines.lines)
@@ -858,6 +880,58 @@ def _sniff(block: bytes) -> tuple[SiteParser | None, str, str | None]:
     return parser, "", None
 
 
+class _SmallFiles:
+    """Whole small files waiting to be parsed together, one parse per parser and batch.
+
+    A parse has a fixed cost of some hundreds of column operations: file by file, an archive
+    of many small files (a site writes one per table session) would spend most of its time
+    there. Files stay in order, and each one's rows and counts are still its own.
+    """
+
+    def __init__(self) -> None:
+        self._files: list[tuple[int, SiteParser, pl.Series, np.ndarray, str, FileOutcome]] = []
+        self.lines = 0
+
+    @staticmethod
+    def accepts(parser: SiteParser) -> bool:
+        return callable(getattr(parser, "parse_files", None))
+
+    def add(
+        self,
+        index: int,
+        parser: SiteParser,
+        lines: pl.Series,
+        offsets: np.ndarray,
+        source_file: str,
+        outcome: FileOutcome,
+    ) -> None:
+        self._files.append((index, parser, lines, offsets, source_file, outcome))
+        self.lines += len(lines)
+
+    def parse_into(self, sink: _PartSink) -> None:
+        """Parse everything waiting (grouped by parser) and hand each file's rows to ``sink``."""
+        files, self._files, self.lines = self._files, [], 0
+        for site in dict.fromkeys(entry[1].site for entry in files):
+            group = [entry for entry in files if entry[1].site == site]
+            parser = group[0][1]
+            sizes = np.array([len(entry[2]) for entry in group], dtype=np.int64)
+            try:
+                results = parser.parse_files(  # type: ignore[attr-defined]
+                    pl.concat([entry[2] for entry in group]),
+                    np.concatenate([entry[3] for entry in group]),
+                    np.concatenate(([0], np.cumsum(sizes)[:-1])),
+                    [entry[4] for entry in group],
+                )
+            except Exception:
+                # One file's text made the batched parse raise: parse file by file, where
+                # the resilient path isolates the hand at fault.
+                for index, _, lines, offsets, source_file, outcome in group:
+                    _add_parsed(index, parser, lines, offsets, source_file, sink, outcome)
+                continue
+            for (index, _, _, _, _, outcome), result in zip(group, results, strict=True):
+                _account(index, parser, result, sink, outcome)
+
+
 def _add_parsed(
     index: int,
     parser: SiteParser,
@@ -867,7 +941,13 @@ def _add_parsed(
     sink: _PartSink,
     outcome: FileOutcome,
 ) -> None:
-    result = _parse_resilient(parser, lines, offsets, source_file)
+    _account(index, parser, _parse_resilient(parser, lines, offsets, source_file), sink, outcome)
+
+
+def _account(
+    index: int, parser: SiteParser, result: ParseResult, sink: _PartSink, outcome: FileOutcome
+) -> None:
+    """Add a parse result's counts to the file's outcome and its rows to the sink."""
     outcome.hands_found += result.hands_found
     outcome.parsed += result.parsed
     outcome.skipped += result.skipped

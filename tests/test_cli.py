@@ -90,11 +90,11 @@ def test_unwritable_output_exits_non_zero(tmp_path: Path, stars_files: list[Path
 
 
 def test_run_ingests_into_out_dataset(tmp_path: Path, stars_files: list[Path]) -> None:
-    sample = tmp_path / "data" / "sample"
+    sample = tmp_path / "data" / "sample" / "pokerstars"
     sample.mkdir(parents=True)
     for path in stars_files[:4]:
         shutil.copy(path, sample / path.name)
-    result = run_hilo(["run"], cwd=tmp_path)  # defaults: data/sample -> ./hilo-out
+    result = run_hilo(["run"], cwd=tmp_path)  # defaults: data/sample/pokerstars -> ./hilo-out
     assert result.returncode == 0, result.stderr
     assert summary_numbers(result.stdout)[0] == 4
     assert "dataset: hilo-out/dataset" in result.stdout

@@ -11,6 +11,7 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -435,3 +436,39 @@ def test_binary_and_empty_input_are_not_claimed() -> None:
     assert parse_bytes(b"", "empty.txt") is None
     assert parse_bytes(bytes(range(256)) * 40, "blob.bin") is None
     assert parse_bytes(b"Full Tilt Poker Game #1: Table X", "ftp.txt") is None
+
+
+def test_several_files_in_one_pass_equal_file_by_file() -> None:
+    from parsers.pokerstars import PokerStarsParser
+    from parsers.text import decode_lines
+
+    texts = {
+        "a.txt": hand_text(1) + "\n" + hand_text(2).split("*** FLOP ***")[0],  # ends cut off
+        "b.txt": "export banner\n\n" + hand_text(3),  # preamble, then a hand
+        "c.txt": "\n".join([hand_text(4), hand_text(5).replace("Omaha Hi/Lo", "Hold'em")]),
+    }
+    parser = PokerStarsParser()
+    alone = {name: parser.parse(*_decoded(text), name) for name, text in texts.items()}
+    lines, offsets, starts = [], [], []
+    for text in texts.values():
+        decoded = decode_lines(text.encode())
+        starts.append(sum(len(chunk) for chunk in lines))
+        lines.append(decoded.lines)
+        offsets.append(decoded.offsets)
+    together = parser.parse_files(
+        pl.concat(lines), np.concatenate(offsets), np.array(starts), list(texts)
+    )
+    for (name, single), batched in zip(alone.items(), together, strict=True):
+        counts = (batched.hands_found, batched.parsed, batched.skipped, batched.rejected)
+        assert counts == (single.hands_found, single.parsed, single.skipped, single.rejected)
+        assert batched.skipped_games == single.skipped_games
+        for table, rows in single.tables.items():
+            assert batched.tables[table].equals(rows), (name, table)
+    assert [result.rejected for result in together] == [1, 1, 0]
+
+
+def _decoded(text: str) -> tuple[pl.Series, np.ndarray]:
+    from parsers.text import decode_lines
+
+    decoded = decode_lines(text.encode())
+    return decoded.lines, decoded.offsets
