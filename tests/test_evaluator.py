@@ -490,3 +490,13 @@ def test_forked_pool_worker_evaluates_serially_and_correctly() -> None:
         result = pool.apply(evaluate, (hole, board))
     np.testing.assert_array_equal(result[0], expected[0])
     np.testing.assert_array_equal(result[1], expected[1])
+
+
+def test_showdowns_beyond_65536_boards_match_evaluate() -> None:
+    # Regression: the flush pass once packed the board number into 16 bits, so every board
+    # after the 65,536th was read as another board when a flush was possible.
+    hole, board_index, boards = random_showdowns(70_000, 2, 2, seed=21)
+    high, low = evaluate_showdowns(hole, board_index, boards)
+    expected_high, expected_low = evaluate(hole, boards[board_index])
+    assert np.array_equal(high, expected_high)
+    assert np.array_equal(low, expected_low)

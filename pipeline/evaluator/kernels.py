@@ -182,7 +182,10 @@ def _evaluate_chunk(  # type: ignore[no-untyped-def]
     hole, board, start, stop, high_out, low_out, card_table, flush_table, low_table, high_table
 ):
     """Evaluate rows ``start:stop``, each with its own board; return the first bad row or -1."""
+    # Rows that may hold a flush, and their boards, kept apart: packing both into one word
+    # limited a call to 65,536 boards.
     flush_rows = np.empty(stop - start, dtype=np.uint64)
+    flush_boards = np.empty(stop - start, dtype=np.uint64)
     flush_count = 0
     first_bad = np.int64(NO_BAD_ROW)
     bit = _U(CARD_BIT_OFFSET)
@@ -362,7 +365,10 @@ def _evaluate_players_chunk(  # type: ignore[no-untyped-def]
     card_table, flush_table, low_table, high_table,
 ):  # fmt: skip
     """Evaluate players ``start:stop`` against prepared boards; first bad row or -1."""
+    # Rows that may hold a flush, and their boards, kept apart: packing both into one word
+    # limited a call to 65,536 boards.
     flush_rows = np.empty(stop - start, dtype=np.uint64)
+    flush_boards = np.empty(stop - start, dtype=np.uint64)
     flush_count = 0
     first_bad = np.int64(NO_BAD_ROW)
     board_count = _U(board_data.shape[0] // BOARD_DATA_WIDTH)
@@ -403,14 +409,15 @@ def _evaluate_players_chunk(  # type: ignore[no-untyped-def]
         )
         hole_suits = (i0 + i1 + i2 + i3) & _SUIT_MASK
         if ((packed >> _U(48)) & (hole_suits + _HOLE_FLUSH_BIAS)) != _U(0):
-            flush_rows[flush_count] = row | (board << _FLUSH_FLAG_SHIFT)
+            flush_rows[flush_count] = row
+            flush_boards[flush_count] = board
             flush_count += 1
     for row in range(_U(start), _U(stop)):
         high_out[row] = high_table[_U(high_out[row])]
         low_out[row] = low_table[_U(low_out[row])]
     for position in range(flush_count):
-        row = flush_rows[position] & _ROW_MASK
-        board = flush_rows[position] >> _FLUSH_FLAG_SHIFT
+        row = flush_rows[position]
+        board = flush_boards[position]
         flush_word = board_data[board * _U(BOARD_DATA_WIDTH) + _U(2)]
         suit = flush_word >> _U(16)
         flush_value = _best_flush(
