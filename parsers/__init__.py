@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 from parsers.base import ParseResult, SiteParser
+from parsers.everleaf import EverleafParser
+from parsers.fulltilt import FullTiltParser
+from parsers.pacific import PacificParser
+from parsers.partypoker import PartyPokerParser
+from parsers.pkr import PkrParser
 from parsers.pokerstars import PokerStarsParser
+from parsers.winamax import WinamaxParser
+from parsers.wpn import WpnParser
+from parsers.wpn_old import WpnOldParser
 
 __all__ = ["PARSERS", "ParseResult", "SiteParser", "detect", "parse_bytes"]
 
 # Order matters only when two formats could claim the same head; the most specific goes first.
-PARSERS: tuple[SiteParser, ...] = (PokerStarsParser(),)
+# GGPoker (parsers/ggpoker.py) is not registered: no real Omaha Hi/Lo export exists to confirm
+# its layout (site-formats.md: "enable only with real golden files").
+PARSERS: tuple[SiteParser, ...] = (
+    PokerStarsParser(),
+    FullTiltParser(),
+    PartyPokerParser(),
+    PacificParser(),
+    WinamaxParser(),
+    WpnParser(),
+    WpnOldParser(),
+    EverleafParser(),
+    PkrParser(),
+)
 
 
 def detect(head: str) -> SiteParser | None:

@@ -194,7 +194,11 @@ class PokerStarsParser:
     site: ClassVar[str] = SITE
     # Unlabelled lines per half per pot, pot named; total pot printed gross of rake.
     profile: ClassVar[SiteProfile] = SiteProfile(
-        site=SITE, halves_labelled=False, total_pot_is_gross=True, raise_cap=4
+        site=SITE,
+        halves_labelled=False,
+        total_pot_is_gross=True,
+        raise_cap=4,
+        description_style="pokerstars",
     )
 
     def sniff(self, head: str) -> bool:

@@ -148,7 +148,7 @@ def _contenders(hands: pl.DataFrame, seats: pl.DataFrame, actions: pl.DataFrame)
         ["hand_row", "player_key"],
         ["put_in", "folded", "showed"],
     )
-    return (
+    players = (
         seats.with_columns(looked_up)
         .with_columns(
             put_in=pl.col("put_in").fill_null(0),
@@ -158,6 +158,39 @@ def _contenders(hands: pl.DataFrame, seats: pl.DataFrame, actions: pl.DataFrame)
         )
         .sort("hand_row", "clockwise")
     )
+    return _return_silent_uncalled(players, hands)
+
+
+def _return_silent_uncalled(players: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
+    """Give back the unmatched part of the largest contribution where the site does not print it.
+
+    Some sites (site-formats.md §1.3: 888, Everleaf, Party cash) hand an uncalled bet back
+    without a word; the chips were never in the pot. Where returns are printed this changes
+    nothing, since the largest contribution is then already matched.
+    """
+    silent_sites = [
+        site for site in hands["site"].unique().to_list() if not _profile(site).uncalled_printed
+    ]
+    if not silent_sites:
+        return players
+    silent = _per_hand(hands["site"].is_in(silent_sites), "silent")
+    ranked = players.with_columns(
+        largest=pl.col("put_in").max().over("hand_row"),
+        largest_count=(pl.col("put_in") == pl.col("put_in").max()).sum().over("hand_row"),
+        second=pl.col("put_in")
+        .filter(pl.col("put_in") < pl.col("put_in").max())
+        .max()
+        .over("hand_row")
+        .fill_null(0),
+    )
+    unmatched = (
+        silent
+        & (pl.col("put_in") == pl.col("largest"))
+        & (pl.col("largest_count") == 1)
+    )
+    return ranked.with_columns(
+        put_in=pl.when(unmatched).then(pl.col("second")).otherwise(pl.col("put_in"))
+    ).drop("largest", "largest_count", "second")
 
 
 def _strengths(
@@ -229,6 +262,7 @@ def audit_tables(
 
     high, low, readable = _strengths(players, hands)
     boards = np.where(hands["board2"].list.len().fill_null(0).to_numpy() == 5, 2, 1)
+    hands = _with_inferred_rake(hands, players, collections)
     rake = hands["rake"].fill_null(0).to_numpy()
     unit_by_site = {site: _profile(site).odd_chip_unit for site in hands["site"].unique()}
     units = hands["site"].replace_strict(unit_by_site, return_dtype=pl.Int64).to_numpy()
@@ -271,6 +305,38 @@ def audit_tables(
         discrepancies=discrepancies,
         hands=hands.height,
         unevaluable=len(unevaluable_hands),
+    )
+
+
+def _with_inferred_rake(
+    hands: pl.DataFrame, players: pl.DataFrame, collections: pl.DataFrame
+) -> pl.DataFrame:
+    """Where a site prints no rake, take it as the chips put in less the chips paid out.
+
+    The payouts are then split after that rake, and the rake checks judge the inferred amount
+    (``rake_inferred`` marks those hands); a negative remainder stays a conservation finding.
+    """
+    unprinted = [
+        site for site in hands["site"].unique().to_list() if not _profile(site).rake_printed
+    ]
+    if not unprinted:
+        return hands.with_columns(rake_inferred=pl.lit(False), pot_put_in=pl.lit(0, pl.Int64))
+    put = players.group_by("hand_row").agg(put_in=pl.col("put_in").sum())
+    paid = collections.group_by("hand_row").agg(collected=pl.col("amount").sum())
+    put_in, collected = _lookup(hands.select("hand_row"), put, "hand_row", ["put_in"]) + _lookup(
+        hands.select("hand_row"), paid, "hand_row", ["collected"]
+    )
+    inferred = (put_in.fill_null(0) - collected.fill_null(0)).clip(lower_bound=0)
+    # Tournaments take their fee from the buy-in, never from pots: nothing to infer there.
+    infer = (
+        hands["site"].is_in(unprinted)
+        & hands["rake"].is_null()
+        & hands["tournament_id"].is_null()
+    )
+    return hands.with_columns(
+        rake=pl.when(infer).then(inferred).otherwise(pl.col("rake")),
+        rake_inferred=infer,
+        pot_put_in=put_in.fill_null(0),
     )
 
 
@@ -330,6 +396,13 @@ def _compare(
         pot_index=pl.when(pl.col("pot_known").fill_null(True)).then(pl.col("pot_index"))
     )
     key = ["hand_row", "pot_index", "board_index", "player_key"]
+    # Lines are compared one by one only where the site prints one line per half.
+    per_half_sites = [
+        site
+        for site in hands["site"].unique().to_list()
+        if _profile(site).payout_lines == "per_half"
+    ]
+    lines_per_half = hands["site"].is_in(per_half_sites)
     expected_sums = (
         expected.group_by(key)
         .agg(
@@ -339,7 +412,8 @@ def _compare(
             expected_player=pl.col("player").first(),
         )
         .with_columns(
-            expected_lines=pl.when(~pl.col("has_scoop")).then(pl.col("expected_lines"))
+            expected_lines=pl.when(~pl.col("has_scoop") & _per_hand(lines_per_half, "per_half"))
+            .then(pl.col("expected_lines"))
         )
     )
     recorded_sums = (
@@ -521,7 +595,22 @@ def _rake_findings(hands: pl.DataFrame, rake_schedule: str) -> pl.DataFrame:
         + pl.col("players_dealt").cast(pl.String)
         + " players dealt",
     )
-    return pl.concat([preflop, over_cap])
+    # No room takes a tenth of a pot: an inferred "rake" that large is a pot not paid out.
+    implausible = raked.filter(
+        pl.col("rake_inferred") & (pl.col("rake") * 10 > pl.col("pot_put_in"))
+    ).select(
+        *HAND_KEY,
+        player=pl.lit(None, dtype=pl.String),
+        kind=pl.lit("rake"),
+        expected=pl.col("pot_put_in") // 10,
+        recorded=pl.col("rake"),
+        detail=pl.lit("the site prints no rake, and the chips not paid out (")
+        + pl.col("rake").cast(pl.String)
+        + ") exceed a tenth of the pot ("
+        + pl.col("pot_put_in").cast(pl.String)
+        + ")",
+    )
+    return pl.concat([preflop, over_cap, implausible])
 
 
 @functools.cache
@@ -548,6 +637,12 @@ def _description_findings(
     PokerStars adds kickers (``three of a kind, Jacks - Ace+Queen kicker``) only as far as
     needed to tell two shown hands apart, so printed kickers must be a prefix of the real ones.
     """
+    checked_sites = [
+        site
+        for site in hands["site"].unique().to_list()
+        if _profile(site).description_style == "pokerstars"
+    ]
+    showdowns = showdowns.filter(pl.col("site").is_in(checked_sites))
     if showdowns.height == 0:
         return _empty_findings()
     index = players.select("hand_row", "player_key").with_row_index("player_row")

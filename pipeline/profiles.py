@@ -23,6 +23,7 @@ __all__ = [
 ]
 
 RAKE_ROUNDINGS = ("half_even", "floor", "increment")
+PAYOUT_LINES = ("per_half", "per_pot", "per_player")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +109,19 @@ class SiteProfile:
         Whether the cap is lifted when the betting is heads-up before it is reached (B2).
     rake
         The rake schedule; None for tournaments, play money and unknown schedules.
+    payout_lines
+        How collected amounts are printed (site-formats.md §1.1): ``"per_half"`` one line per
+        half per pot (labelled or not), ``"per_pot"`` halves summed per pot and player,
+        ``"per_player"`` one total per player.
+    rake_printed
+        Whether the site prints the rake; when it does not, the audit infers it as the chips
+        put in less the chips paid out, and checks that inferred rake instead.
+    uncalled_printed
+        Whether an uncalled bet's return is in the text (as a return line or as a won pot);
+        when it is not, the audit returns the unmatched part of the largest contribution itself.
+    description_style
+        The wording of printed hand descriptions the audit can check (``"pokerstars"``);
+        None when the site's wording is not checked.
     """
 
     site: str
@@ -117,8 +131,14 @@ class SiteProfile:
     raise_cap: int | None = 4
     heads_up_uncapped: bool = True
     rake: RakeRule | None = None
+    payout_lines: str = "per_half"
+    rake_printed: bool = True
+    uncalled_printed: bool = True
+    description_style: str | None = None
 
     def __post_init__(self) -> None:
+        if self.payout_lines not in PAYOUT_LINES:
+            raise ValueError(f"payout_lines must be one of {PAYOUT_LINES}, got {self.payout_lines!r}")
         if self.odd_chip_unit < 1:
             raise ValueError(f"odd_chip_unit must be >= 1, got {self.odd_chip_unit}")
         if self.raise_cap is not None and self.raise_cap < 1:

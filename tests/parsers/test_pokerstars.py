@@ -435,7 +435,7 @@ def test_source_offsets_point_at_each_hand_in_utf16() -> None:
 def test_binary_and_empty_input_are_not_claimed() -> None:
     assert parse_bytes(b"", "empty.txt") is None
     assert parse_bytes(bytes(range(256)) * 40, "blob.bin") is None
-    assert parse_bytes(b"Full Tilt Poker Game #1: Table X", "ftp.txt") is None
+    assert parse_bytes(b"Some Other Poker Room Game #1: Table X", "other.txt") is None
 
 
 def test_several_files_in_one_pass_equal_file_by_file() -> None:

@@ -1,0 +1,371 @@
+"""Everleaf Gaming hand histories (``Everleaf Gaming Game #N``), Omaha Hi/Lo.
+
+What Everleaf prints, and so what this parser records (site-formats.md, "Everleaf"):
+
+- ``Everleaf Gaming Game #N`` opens a hand, then ``***** Hand history for game #N *****`` and the
+  header ``$0.50/$1 Omaha Hi/Lo - 2010/03/01 - 11:09:52``: fixed limit when no ``PL``/``NL`` is
+  given, the stakes are then the bets and the blinds come from the posts (``Blinds $0.50/$1 PL
+  Omaha …`` gives blinds). No time zone is printed or documented: times are taken as UTC and
+  ``hands.time_zone`` is null. Hands are separated by three or more blank lines.
+- Money ``$ 0.48 USD`` and ``$0.47`` are both read as cents; tournaments (no currency) as chips.
+- Every action amount is an increment (``raises [$ 0.75 USD]`` adds $0.75).
+- Payouts are labelled per half and name the pot: ``wins  high ($ 0.47 USD) from main pot``,
+  ``wins  low ($0.95) from main pot``; an unsplit pot is ``wins $ 1.90 USD from main pot`` (half
+  null). Even an uncontested pot on a low board can be written as ``high`` + ``low``.
+- No total pot and no rake are printed ("absent": ``hands.total_pot`` and ``rake`` null), and
+  uncalled bets are silent: they stay in the bettor's contribution.
+- Hand descriptions: the high one on the ``shows`` line, the low one only on a ``wins low … with``
+  line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+import numpy as np
+import polars as pl
+
+from parsers.base import ParseResult
+from parsers.columns import local_time_to_utc
+from parsers.partypoker import (
+    BlockParts,
+    amount_value,
+    assemble,
+    card_codes,
+    classify,
+    declined_shows,
+    first_per_hand,
+    line_frame,
+    sections,
+    unknown_line_problems,
+)
+from pipeline.profiles import SiteProfile
+
+__all__ = ["EverleafParser"]
+
+SITE = "everleaf"
+O8_GAMES = ("Omaha Hi/Lo",)
+
+HAND_START = r"^\ufeff?Everleaf Gaming Game #(?P<hand_id>\d+)$"
+_SNIFF = re.compile(
+    r"^\ufeff?(?:Everleaf Gaming Game #\d+$|\*{5} Hand history for game #\d+ )", re.MULTILINE
+)
+HISTORY = r"^\*{5} Hand history for game #(?P<number>\d+) \*{5}$"
+HEADER = (
+    r"^(?:Blinds )?(?P<first>[$€£]?[\d.,]+) ?/ ?(?P<second>[$€£]?[\d.,]+) (?:(?P<limit>NL|PL) )?"
+    r"(?P<game>.+?)(?: - (?P<max_seats>\d+) Max)?"
+    r" - (?P<date>\d{4}/\d{2}/\d{2}) - (?P<time>\d{2}:\d{2}:\d{2})$"
+)
+TABLE = r"^Table (?P<table_name>.+)$"
+BUTTON = r"^Seat (?P<button_seat>\d+) is the button$"
+PLAYERS = r"^Total number of players: \d+$"
+SEAT = r"^Seat (?P<seat>\d+): (?P<player>.+?) \( +(?P<stack>[^)]*?) *\)$"
+DEAL = r"^\*\* Dealing (?P<street>down cards|Flop|Turn|River) \*\*(?: \[(?P<cards>[^\]]*)\])?$"
+DEALT = r"^Dealt to (?P<player>.+?) \[(?P<cards>[^\]]*)\]$"
+ACTION = (
+    r"^(?P<player>.+?):? (?P<verb>posts small blind|posts big blind|posts both blinds|posts ante"
+    r"|calls|bets|raises|checks|folds)(?: \[(?P<amount>[^\]]*)\])?(?P<all_in> and is all-in)?$"
+)
+SHOW = r"^(?P<player>.+?) (?P<verb>shows|mucks) \[(?P<cards>[^\]]*)\] ?(?P<desc>.*)$"
+WIN = (
+    r"^(?P<player>.+?) wins +(?:(?P<half>high|low) +)?\(?(?P<amount>[$€£]? ?[\d.,]+(?: [A-Z]{3})?)\)?"
+    r" from (?P<pot>main|side) pot(?: (?P<side>\d+))?(?: with (?P<desc>.*?))?(?: \[[^\]]*\])?$"
+)
+INFORMATIONAL = (
+    r"^(?:.+ (?:has left the table|has joined the table|is sitting out|sits out|is back"
+    r"|has been disconnected|has reconnected|has timed out)"
+    r")$"
+)
+NO_SHOW = r"^(?P<player>.+?) does not show cards$"
+CHAT = r"^[^:\[\]]+: "  # tried after the actions, some of which carry a colon
+VERBS = {
+    "posts small blind": "post_sb",
+    "posts big blind": "post_bb",
+    "posts both blinds": "post_both",
+    "posts ante": "ante",
+    "calls": "call",
+    "bets": "bet",
+    "raises": "raise",
+    "checks": "check",
+    "folds": "fold",
+}
+SECTIONS = {"down cards": 0, "Flop": 1, "Turn": 2, "River": 3}
+
+
+class EverleafParser:
+    """Parser for Everleaf Gaming text hand histories (Omaha Hi/Lo)."""
+
+    site: ClassVar[str] = SITE
+    # Labelled halves with the pot named, no total pot and no rake printed ("absent").
+    profile: ClassVar[SiteProfile] = SiteProfile(
+        site=SITE,
+        halves_labelled=True,
+        total_pot_is_gross=True,
+        odd_chip_unit=1,
+        raise_cap=4,
+        rake_printed=False,
+        uncalled_printed=False,
+    )
+
+    def sniff(self, head: str) -> bool:
+        """An ``Everleaf Gaming Game #N`` or ``***** Hand history for game #N`` line."""
+        return _SNIFF.search(head) is not None
+
+    def hand_starts(self, lines: pl.Series) -> np.ndarray:
+        """Mask of ``Everleaf Gaming Game #N`` lines."""
+        return lines.str.contains(HAND_START).fill_null(False).to_numpy()
+
+    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
+        """Parse a block of whole hands into the canonical tables."""
+        frame = line_frame(lines, offsets, self.hand_starts(lines))
+        return assemble(SITE, source_file, _parts(frame))
+
+
+def _parts(frame: pl.DataFrame) -> BlockParts:
+    body = frame.filter(pl.col("hand") >= 0)
+    patterns = [
+        ("blank", r"^\s*$"),
+        ("start", HAND_START),
+        ("history", HISTORY),
+        ("header", HEADER),
+        ("button", BUTTON),
+        ("players", PLAYERS),
+        ("seat", SEAT),
+        ("deal", DEAL),
+        ("dealt", DEALT),
+        ("win", WIN),
+        ("show", SHOW),
+        ("noshow", NO_SHOW),
+        ("info", INFORMATIONAL),
+        ("action", ACTION),
+        ("table", TABLE),
+        ("chat", CHAT),
+    ]
+    lines = body.with_columns(kind=classify(body, patterns, "unknown"))
+    street = lines["line"].str.extract(DEAL, 1).replace_strict(
+        SECTIONS, default=None, return_dtype=pl.Int8
+    )
+    lines = lines.with_columns(section=sections(lines, street, 0))
+
+    # -- headers --------------------------------------------------------------------------------
+    header_lines = (
+        lines.filter(pl.col("kind") == "header")
+        .unique("hand", keep="first")
+        .select("hand", pl.col("line").str.extract_groups(HEADER).alias("h"))
+        .unnest("h")
+    )
+    parsed = (
+        lines.filter(pl.col("is_start"))
+        .select(
+            "hand", "line", source_offset="offset",
+            hand_id=pl.col("line").str.extract(HAND_START, 1),
+        )
+        .join(header_lines, on="hand", how="left")
+        .join(first_per_hand(lines, "table", TABLE), on="hand", how="left")
+    )
+    symbol = pl.col("first").str.extract(r"^([$€£])", 1)
+    currency = (
+        pl.when(symbol.is_null())
+        .then(pl.lit("CHIPS"))
+        .otherwise(symbol.replace_strict({"$": "USD", "€": "EUR", "£": "GBP"}, default="UNKNOWN"))
+    )
+    parsed = parsed.with_columns(
+        header_ok=pl.col("hand_id").is_not_null() & pl.col("game").is_not_null(),
+        is_o8=pl.col("game").is_in(list(O8_GAMES)).fill_null(False),
+        game=pl.col("game").fill_null(pl.col("line").str.slice(0, 80)),
+        currency=currency,
+        money_scale=pl.when(symbol.is_null()).then(1).otherwise(100),
+        limit_type=pl.col("limit").fill_null("FL"),
+    )
+    headers = parsed.select("hand", "hand_id", "header_ok", "game", "is_o8")
+    scale_of = parsed.select("hand", "money_scale")
+    scale = pl.col("money_scale")
+
+    # -- actions --------------------------------------------------------------------------------
+    acts = (
+        lines.filter(pl.col("kind") == "action")
+        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(ACTION).alias("a"))
+        .unnest("a")
+        .join(scale_of, on="hand", how="left")
+        .with_columns(
+            kind=pl.col("verb").replace_strict(VERBS, default=None),
+            amount=amount_value(pl.col("amount"), scale),
+            to=pl.lit(None, dtype=pl.Int64),
+            is_all_in=pl.col("all_in").is_not_null(),
+            sub=pl.lit(0),
+        )
+    )
+    posted = acts.group_by("hand").agg(
+        posted_sb=pl.col("amount").filter(pl.col("kind") == "post_sb").max(),
+        posted_bb=pl.col("amount").filter(pl.col("kind") == "post_bb").max(),
+        posted_ante=pl.col("amount").filter(pl.col("kind") == "ante").max(),
+    )
+    boards = (
+        lines.filter((pl.col("kind") == "deal") & (pl.col("section") > 0))
+        .select("hand", "line_no", cards=card_codes(pl.col("line").str.extract(DEAL, 2)))
+        .sort("hand", "line_no")
+        .group_by("hand", maintain_order=True)
+        .agg(board=pl.col("cards").list.explode(keep_nulls=False, empty_as_null=False))
+    )
+    is_fixed = pl.col("limit_type") == "FL"
+    first_stake = amount_value(pl.col("first"), scale)
+    second_stake = amount_value(pl.col("second"), scale)
+    hands = (
+        parsed.join(posted, on="hand", how="left")
+        .join(first_per_hand(lines, "button", BUTTON), on="hand", how="left")
+        .join(boards, on="hand", how="left")
+        .with_columns(
+            small_bet=pl.when(is_fixed).then(first_stake),
+            big_bet=pl.when(is_fixed).then(second_stake),
+            small_blind=pl.when(is_fixed).then(pl.col("posted_sb")).otherwise(first_stake),
+            big_blind=pl.when(is_fixed)
+            .then(pl.coalesce("posted_bb", first_stake))
+            .otherwise(second_stake),
+            ante=pl.col("posted_ante"),
+            max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
+            button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
+            # No zone printed or documented: the wall-clock time is taken as UTC.
+            started_at=local_time_to_utc(
+                pl.concat_str("date", pl.lit(" "), "time"), pl.lit("UTC"), zones=["UTC"]
+            ),
+            total_pot=pl.lit(None, dtype=pl.Int64),
+            rake=pl.lit(None, dtype=pl.Int64),
+        )
+    )
+    big_blind = hands.select("hand", "big_blind")
+    both = acts.filter(pl.col("kind") == "post_both").join(big_blind, on="hand", how="left")
+    acts = pl.concat(
+        [
+            acts.filter(pl.col("kind") != "post_both"),
+            both.with_columns(
+                kind=pl.lit("post_dead"), amount=pl.col("amount") - pl.col("big_blind")
+            ).drop("big_blind"),
+            both.with_columns(
+                kind=pl.lit("post_bb"), amount=pl.col("big_blind"), sub=pl.lit(1)
+            ).drop("big_blind"),
+        ],
+        how="vertical_relaxed",
+    )
+    shows = (
+        lines.filter(pl.col("kind") == "show")
+        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(SHOW).alias("s"))
+        .unnest("s")
+        .with_columns(cards=card_codes(pl.col("cards")))
+    )
+    columns = ["hand", "line_no", "sub", "street", "player", "kind", "amount", "to", "is_all_in"]
+    actions = pl.concat(
+        [
+            acts.rename({"section": "street"}).select(columns),
+            shows.select(
+                "hand", "line_no", sub=pl.lit(0), street="section", player="player",
+                kind=pl.when(pl.col("verb") == "shows").then(pl.lit("show")).otherwise(pl.lit("muck")),
+                amount=pl.lit(None, dtype=pl.Int64), to=pl.lit(None, dtype=pl.Int64),
+                is_all_in=pl.lit(False),
+            ),
+        ],
+        how="vertical_relaxed",
+    )
+
+    wins = (
+        lines.filter(pl.col("kind") == "win")
+        .select("hand", "line_no", pl.col("line").str.extract_groups(WIN).alias("w"))
+        .unnest("w")
+        .join(scale_of, on="hand", how="left")
+    )
+    noshows = lines.filter(pl.col("kind") == "noshow").select(
+        "hand", "line_no", "section", player=pl.col("line").str.extract(NO_SHOW, 1)
+    )
+    actions = pl.concat(
+        [actions, declined_shows(noshows, wins, shows.filter(pl.col("verb") == "shows"))],
+        how="vertical_relaxed",
+    )
+    collections = wins.select(
+        "hand",
+        "line_no",
+        "player",
+        amount=amount_value(pl.col("amount"), scale),
+        pot_index=pl.when(pl.col("pot") == "side")
+        .then(pl.col("side").cast(pl.Int8, strict=False).fill_null(1))
+        .otherwise(0)
+        .cast(pl.Int8),
+        half=pl.col("half"),
+        board_index=pl.lit(0, dtype=pl.Int8),
+    )
+    lows = (
+        wins.filter((pl.col("half") == "low") & pl.col("desc").is_not_null())
+        .unique(["hand", "player"], keep="first")
+        .select("hand", "player", low_desc="desc")
+    )
+    showdowns = (
+        shows.filter(pl.col("verb") == "shows")
+        .unique(["hand", "player"], keep="first", maintain_order=True)
+        .join(lows, on=["hand", "player"], how="left")
+        .select(
+            "hand", "line_no", "player", "cards",
+            high_desc=pl.when(pl.col("desc") != "").then(pl.col("desc")),
+            low_desc="low_desc",
+            board_index=pl.lit(0, dtype=pl.Int8),
+        )
+    )
+    seats = (
+        lines.filter((pl.col("kind") == "seat") & (pl.col("section") == 0))
+        .select("hand", pl.col("line").str.extract_groups(SEAT).alias("s"))
+        .unnest("s")
+        .join(scale_of, on="hand", how="left")
+        .select(
+            "hand",
+            "player",
+            seat=pl.col("seat").cast(pl.Int16, strict=False),
+            stack_start=amount_value(pl.col("stack"), scale),
+            sitting_out=pl.lit(False),
+        )
+    )
+    dealt = (
+        lines.filter(pl.col("kind") == "dealt")
+        .select("hand", "line_no", pl.col("line").str.extract_groups(DEALT).alias("d"))
+        .unnest("d")
+        .select("hand", "line_no", "player", cards=card_codes(pl.col("cards")), dealt=pl.lit(True))
+    )
+    sightings = pl.concat(
+        [dealt, shows.select("hand", "line_no", "player", "cards", dealt=pl.lit(False))]
+    )
+
+    structure = lines.group_by("hand").agg(
+        has_history=(pl.col("kind") == "history").any(),
+        has_deal=(pl.col("kind") == "deal").any(),
+        has_win=(pl.col("kind") == "win").any(),
+    )
+    checks = hands.join(structure, on="hand", how="left").select(
+        "hand",
+        reason=pl.when(~pl.col("has_history").fill_null(False))
+        .then(pl.lit("truncated hand: no hand history line"))
+        .when(~pl.col("has_deal").fill_null(False))
+        .then(pl.lit("truncated hand: no cards dealt"))
+        .when(~pl.col("has_win").fill_null(False))
+        .then(pl.lit("truncated hand: no payout line"))
+        .when(pl.col("button_seat").is_null())
+        .then(pl.lit("no button seat"))
+        .when(pl.col("table_name").is_null())
+        .then(pl.lit("table line missing"))
+        .when(pl.col("started_at").is_null())
+        .then(pl.lit("unreadable start time"))
+        .when(pl.col("big_blind").is_null() | pl.col("small_blind").is_null())
+        .then(pl.lit("unreadable stakes"))
+        .when(pl.col("board").fill_null([]).list.drop_nulls().list.len() < pl.col("board").fill_null([]).list.len())
+        .then(pl.lit("unreadable board card"))
+        .when(pl.col("board").fill_null([]).list.len() > 5)
+        .then(pl.lit("more than five board cards")),
+    ).filter(pl.col("reason").is_not_null())
+
+    return BlockParts(
+        frame=frame,
+        headers=headers,
+        hands=hands,
+        seats=seats,
+        actions=actions,
+        collections=collections,
+        showdowns=showdowns,
+        sightings=sightings,
+        problems=[unknown_line_problems(lines), checks],
+    )

@@ -1,0 +1,559 @@
+"""KingsClub hand histories (``#39969304: Pot Limit Omaha Hi-Lo - 5/10``), Omaha Hi/Lo.
+
+What KingsClub prints, and so what this parser records:
+
+- A two-line header: ``#id: <limit> <game> - <stakes>`` then ``2021-01-02 15:45:10`` (no zone:
+  stored as UTC as printed). ``Pot Limit Big O`` (five-card Omaha Hi/Lo) and every other game
+  are counted as skipped. Stakes use thousands separators (``500/1,000``); in fixed limit they
+  are the bets and the blinds come from the posts.
+- Amounts carry no currency symbol; cash tables are recorded in USD cents (``1,138.87``).
+  Tournament tables (``Table 'T123 [4]'``) are quarantined: no sample shows their chips.
+- ``raises to 90``, ``bets 40`` **and** ``calls 90`` all print the player's street total
+  (``Hero calls 90`` after raising to 30, facing 90): increments are derived from it.
+- Opponents' cards are ``[X X X X]`` until shown (``Player0 shows [Qs Ac Th 2s]``); no hand
+  descriptions are printed (``showdowns.high_desc`` null).
+- Payouts: ``Player0 wins pot (179)`` / ``Player1 wins (222.12) from pot``, one line per player
+  for all halves (and boards when run twice): ``pot_index`` and ``half`` null;
+  ``wins side pot 1 (x)`` keeps its pot number. ``Rake 1`` is the rake; no total pot is
+  printed (``hands.total_pot`` null). An all-in preflop hand prints no rake line (null).
+- Uncalled bets are returned silently (``Seat 1: Hero (32,500)``: the 375 over Player0's
+  all-in came back with no line); ``Uncalled bet (x) returned to P``, where printed, is kept.
+- ``*** BOARD 1 - RIVER ***`` / ``*** BOARD 2 - RIVER *** [- - - Qd] [Jd]``: run twice; the
+  dashes repeat the first board's cards (``hands.board2``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+import numpy as np
+import polars as pl
+
+from parsers.assembly import (
+    HandTables,
+    attach_hole_cards,
+    finish,
+    forward_fill,
+    line_frame,
+    street_amounts,
+    unknown_line_reasons,
+)
+from parsers.base import ParseResult
+from parsers.columns import cards_list, money
+from pipeline.profiles import SiteProfile
+
+__all__ = ["SITE", "KingsClubParser"]
+
+SITE = "kingsclub"
+GAME = "Omaha Hi-Lo"
+HAND_START = r"^#\d+: (?:Pot Limit|No Limit|Limit) .+ - [\d,.]+/[\d,.]+$"
+_HAND_START_LINE = re.compile(
+    r"^\ufeff?#\d+: (?:Pot Limit|No Limit|Limit) .+ - [\d,.]+/[\d,.]+\n"
+    r"\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}:\d{2}\n(?:Table|Seat) ",
+    re.MULTILINE,
+)
+HEADER = (
+    r"^#(?P<hand_id>\d+): (?P<limit>Pot Limit|No Limit|Limit) (?P<game>.+) - "
+    r"(?P<first>[\d,.]+)/(?P<second>[\d,.]+)$"
+)
+DATE = r"^\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}:\d{2}$"
+TABLE = (
+    r"^Table (?:ID )?'(?P<table_name>.+?)' (?:(?P<max_seats>\d+)-max )?(?:\(Play Money\) )?"
+    r"Seat #?(?P<button_seat>\d+) is the button$"
+)
+SEAT = r"^Seat (?P<seat>\d+): (?P<player>.+) \((?P<stack>[\d,.]+)\)$"
+RESULT_SEAT = (
+    r"^Seat (?P<seat>\d+): (?P<player>.+) \((?P<stack>[\d,.]+)\)(?: (?P<net>[-+][\d,.]+))?$"
+)
+POST = (
+    r"^(?P<player>.+?): (?P<verb>posts the small blind|posts the big blind|posts ante"
+    r"|posts blind) (?P<amount>[\d,.]+)(?P<all_in>, and is all in)?$"
+)
+ACTION = (
+    r"^(?P<player>.+?) (?P<verb>folds|checks|calls|bets|raises to)(?: (?P<amount>[\d,.]+))?"
+    r"(?P<all_in>, and is all in)?$"
+)
+DEALT = r"^Dealt to (?P<player>.+?): \[(?P<cards>[^\]]*)\]$"
+SHOW = r"^(?P<player>.+?) shows \[(?P<cards>[^\]]*)\]$"
+MARKER = (
+    r"^\*\*\* (?P<name>HOLE CARDS|FLOP|TURN|RIVER|SUMMARY"
+    r"|BOARD (?P<board>\d) - (?:FLOP|TURN|RIVER)) \*\*\*(?P<cards>.*)$"
+)
+COLLECT = (
+    r"^(?P<player>.+?) wins (?:pot |side pot (?P<side>\d+) )?\((?P<amount>[\d,.]+)\)(?: from pot)?$"
+)
+UNCALLED = r"^Uncalled bet \((?P<amount>[\d,.]+)\) returned to (?P<player>.+)$"
+RAKE = r"^Rake (?P<rake>[\d,.]+)$"
+INFORMATIONAL = r"^(?:.+ (?:sits out|is sitting out|has returned|is disconnected|is connected))$"
+
+VERB_KIND = {
+    "posts the small blind": "post_sb",
+    "posts the big blind": "post_bb",
+    "posts blind": "post_bb",
+    "posts ante": "ante",
+    "folds": "fold",
+    "checks": "check",
+    "calls": "call",
+    "bets": "bet",
+    "raises to": "raise",
+}
+SECTIONS = {"HOLE CARDS": 0, "FLOP": 1, "TURN": 2, "RIVER": 3, "SUMMARY": 5}
+(
+    KIND_HEADER,
+    KIND_BLANK,
+    KIND_DATE,
+    KIND_TABLE,
+    KIND_SEAT,
+    KIND_POST,
+    KIND_DEALT,
+    KIND_MARKER,
+    KIND_SHOW,
+    KIND_UNCALLED,
+    KIND_RESULT_SEAT,
+    KIND_RAKE,
+    KIND_COLLECT,
+    KIND_ACTION,
+    KIND_INFO,
+    KIND_UNKNOWN,
+) = range(16)
+
+
+class KingsClubParser:
+    """Parser for KingsClub text hand histories."""
+
+    site: ClassVar[str] = SITE
+    # One line per player (halves and boards summed); rake printed whenever taken, no total
+    # pot; uncalled bets returned silently.
+    profile: ClassVar[SiteProfile] = SiteProfile(
+        site=SITE,
+        halves_labelled=False,
+        total_pot_is_gross=True,
+        raise_cap=4,
+        payout_lines="per_player",
+        rake_printed=True,
+        uncalled_printed=False,
+    )
+
+    def sniff(self, head: str) -> bool:
+        """A KingsClub two-line header within the first lines."""
+        return _HAND_START_LINE.search(head) is not None
+
+    def hand_starts(self, lines: pl.Series) -> np.ndarray:
+        """Mask of hand header lines."""
+        return lines.str.contains(HAND_START).fill_null(False).to_numpy()
+
+    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
+        """Parse a block of whole hands into the canonical tables."""
+        frame = line_frame(lines, offsets, lines.str.contains(HAND_START))
+        return finish(_Block(frame, source_file).tables())
+
+
+class _Block:
+    """One parse of a block of lines: the site's own decoding, handed to `finish`."""
+
+    def __init__(self, frame: pl.DataFrame, source_file: str) -> None:
+        self.frame = frame
+        self.source_file = source_file
+
+    def tables(self) -> HandTables:
+        headers = self._headers()
+        candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
+        lines = self._classify(
+            self.frame.filter(pl.col("hand") >= 0).join(
+                candidates.select("hand", "money_scale"), on="hand", how="inner"
+            )
+        )
+        acts = self._action_fields(lines)
+        hands = self._hands(candidates, lines, acts)
+        seats = self._seats(lines, acts)
+        actions = self._actions(acts)
+        collections = self._collections(lines)
+        showdowns = self._showdowns(acts)
+        return HandTables(
+            site=SITE,
+            source_file=self.source_file,
+            frame=self.frame,
+            headers=headers,
+            hands=hands,
+            seats=seats,
+            actions=actions,
+            collections=collections,
+            showdowns=showdowns,
+            reasons=[
+                unknown_line_reasons(lines, pl.col("kind") == KIND_UNKNOWN),
+                self._hand_problems(hands),
+                self._result_problems(lines, seats, hands),
+            ],
+        )
+
+    def _headers(self) -> pl.DataFrame:
+        first = self.frame.filter(pl.col("is_start"))
+        parsed = first.select(
+            "hand", "offset", pl.col("line").str.extract_groups(HEADER).alias("h")
+        ).unnest("h")
+        return parsed.with_columns(
+            header_ok=pl.col("hand_id").is_not_null(),
+            is_o8=pl.col("game") == GAME,
+            limit_type=pl.col("limit").replace_strict(
+                {"Pot Limit": "PL", "No Limit": "NL", "Limit": "FL"}, default=None
+            ),
+            currency=pl.lit("USD"),
+            money_scale=pl.lit(100),
+        )
+
+    def _classify(self, lines: pl.DataFrame) -> pl.DataFrame:
+        line = lines["line"]
+        names = line.str.extract(MARKER, 1)
+        street = names.str.extract(r"(FLOP|TURN|RIVER|HOLE CARDS|SUMMARY)$", 1)
+        section = forward_fill(lines, street.replace_strict(SECTIONS, default=None))
+        # The line after the header is the date; before the first street everything is preflop.
+        follows_start = np.concatenate(([False], lines["is_start"].to_numpy()[:-1]))
+        in_summary = section == 5
+        starts_with = line.str.starts_with
+        kinds = np.select(
+            [
+                lines["is_start"].to_numpy(),
+                (line == "").to_numpy(),
+                follows_start & line.str.contains(DATE).to_numpy(),
+                starts_with("Table ").to_numpy(),
+                ~in_summary & line.str.contains(SEAT).to_numpy(),
+                line.str.contains(POST).to_numpy(),
+                starts_with("Dealt to ").to_numpy(),
+                names.is_not_null().to_numpy(),
+                line.str.contains(SHOW).to_numpy(),
+                starts_with("Uncalled bet (").to_numpy(),
+                in_summary & line.str.contains(RESULT_SEAT).to_numpy(),
+                in_summary & line.str.contains(RAKE).to_numpy(),
+                in_summary & line.str.contains(COLLECT).to_numpy(),
+                ~in_summary & line.str.contains(ACTION).to_numpy(),
+                line.str.contains(INFORMATIONAL).to_numpy(),
+            ],
+            [
+                KIND_HEADER,
+                KIND_BLANK,
+                KIND_DATE,
+                KIND_TABLE,
+                KIND_SEAT,
+                KIND_POST,
+                KIND_DEALT,
+                KIND_MARKER,
+                KIND_SHOW,
+                KIND_UNCALLED,
+                KIND_RESULT_SEAT,
+                KIND_RAKE,
+                KIND_COLLECT,
+                KIND_ACTION,
+                KIND_INFO,
+            ],
+            KIND_UNKNOWN,
+        )
+        return lines.with_columns(
+            section=pl.Series(section, dtype=pl.Int8),
+            kind=pl.Series(kinds, dtype=pl.Int8),
+            marker=names,
+        )
+
+    @staticmethod
+    def _action_fields(lines: pl.DataFrame) -> pl.DataFrame:
+        """Posts, actions, shows and uncalled returns, one row each, in line order."""
+
+        def fields(kind: int, pattern: str) -> pl.DataFrame:
+            return (
+                lines.filter(pl.col("kind") == kind)
+                .select(
+                    "hand",
+                    "line_no",
+                    "section",
+                    "money_scale",
+                    pl.col("line").str.extract_groups(pattern).alias("a"),
+                )
+                .unnest("a")
+            )
+
+        posts = fields(KIND_POST, POST)
+        actions = fields(KIND_ACTION, ACTION)
+        shows = fields(KIND_SHOW, SHOW).with_columns(verb=pl.lit("shows"))
+        uncalled = fields(KIND_UNCALLED, UNCALLED).with_columns(verb=pl.lit("uncalled"))
+        frame = pl.concat([posts, actions, shows, uncalled], how="diagonal_relaxed").sort(
+            "hand", "line_no"
+        )
+        return frame.with_columns(
+            amount=money(pl.col("amount"), pl.col("money_scale")),
+            kind=pl.col("verb").replace_strict(
+                {**VERB_KIND, "shows": "show", "uncalled": "uncalled_return"}, default=None
+            ),
+            is_all_in=pl.col("all_in").is_not_null(),
+            street=pl.col("section").clip(0, 3).cast(pl.Int8),
+        )
+
+    def _hands(
+        self, headers: pl.DataFrame, lines: pl.DataFrame, acts: pl.DataFrame
+    ) -> pl.DataFrame:
+        def first_of(kind: int, name: str) -> pl.DataFrame:
+            return (
+                lines.filter(pl.col("kind") == kind)
+                .group_by("hand")
+                .agg(pl.col("line").first().alias(name), pl.len().alias(f"{name}_count"))
+            )
+
+        table = (
+            first_of(KIND_TABLE, "table_line")
+            .with_columns(pl.col("table_line").str.extract_groups(TABLE).alias("t"))
+            .unnest("t")
+        )
+        date = first_of(KIND_DATE, "date_line")
+        rake = first_of(KIND_RAKE, "rake_line")
+        markers = lines.filter(pl.col("marker").is_not_null())
+        summary = (
+            markers.filter(pl.col("marker") == "SUMMARY").group_by("hand").agg(summaries=pl.len())
+        )
+        # The board of each run: the last street line of the run lists all its cards.
+        streets = (
+            markers.filter(pl.col("marker") != "SUMMARY")
+            .with_columns(
+                run=pl.col("line").str.extract(MARKER, 2).cast(pl.Int8).fill_null(1),
+                cards=pl.col("line")
+                .str.extract(MARKER, 3)
+                .str.replace_all(r"[\[\]]", " ")
+                .str.strip_chars()
+                .str.replace_all(r"\s+", " ")
+                .str.split(" "),
+            )
+            .filter(pl.col("cards").list.len() > 0)
+        )
+        last = (
+            streets.sort("line_no")
+            .group_by("hand", "run")
+            .agg(cards=pl.col("cards").last(), codes=pl.col("section"))
+        )
+        first_run = last.filter(pl.col("run") == 1).select("hand", "codes", board_tokens="cards")
+        second_run = last.filter(pl.col("run") == 2).select("hand", board2_tokens="cards")
+        joined = (
+            headers.join(table, on="hand", how="left")
+            .join(date, on="hand", how="left")
+            .join(rake, on="hand", how="left")
+            .join(summary, on="hand", how="left")
+            .join(first_run, on="hand", how="left")
+            .join(second_run, on="hand", how="left")
+        )
+        # "[- - - Qd] [Jd]": a dash repeats the first board's card at that place.
+        second = (
+            joined.filter(pl.col("board2_tokens").is_not_null())
+            .select("hand", "board_tokens", token=pl.col("board2_tokens"))
+            .with_columns(place=pl.int_ranges(pl.col("token").list.len()))
+            .explode("token", "place")
+            .with_columns(
+                token=pl.when(pl.col("token") == "-")
+                .then(pl.col("board_tokens").list.get(pl.col("place"), null_on_oob=True))
+                .otherwise(pl.col("token"))
+            )
+            .group_by("hand", maintain_order=True)
+            .agg(board2_text=pl.col("token").str.join(" "))
+        )
+        kind = pl.col("kind")
+        posts = acts.group_by("hand").agg(
+            posted_sb=pl.col("amount").filter(kind == "post_sb").max(),
+            posted_bb=pl.col("amount").filter(kind == "post_bb").max(),
+            posted_ante=pl.col("amount").filter(kind == "ante").max(),
+        )
+        scale = pl.col("money_scale")
+        is_fixed = pl.col("limit_type") == "FL"
+        first = money(pl.col("first"), scale)
+        second_stake = money(pl.col("second"), scale)
+        return (
+            joined.join(second, on="hand", how="left")
+            .join(posts, on="hand", how="left")
+            .with_columns(
+                game=pl.lit("O8"),
+                small_bet=pl.when(is_fixed).then(first),
+                big_bet=pl.when(is_fixed).then(second_stake),
+                small_blind=pl.when(is_fixed).then(pl.col("posted_sb")).otherwise(first),
+                big_blind=pl.when(is_fixed)
+                .then(pl.coalesce("posted_bb", first))
+                .otherwise(second_stake),
+                ante=pl.col("posted_ante"),
+                max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
+                button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
+                started_at=pl.col("date_line")
+                .str.strptime(pl.Datetime("us"), "%Y-%m-%d %H:%M:%S", strict=False)
+                .dt.replace_time_zone("UTC"),
+                board=cards_list(pl.col("board_tokens").list.join(" ")).fill_null(
+                    pl.lit([], dtype=pl.List(pl.UInt8))
+                ),
+                board2=cards_list(pl.col("board2_text")),
+                total_pot=pl.lit(None, dtype=pl.Int64),
+                rake=money(pl.col("rake_line").str.extract(RAKE, 1), scale),
+                source_file=pl.lit(self.source_file),
+                source_offset=pl.col("offset"),
+            )
+        )
+
+    def _seats(self, lines: pl.DataFrame, acts: pl.DataFrame) -> pl.DataFrame:
+        seats = (
+            lines.filter(pl.col("kind") == KIND_SEAT)
+            .select("hand", "money_scale", pl.col("line").str.extract_groups(SEAT).alias("s"))
+            .unnest("s")
+            .select(
+                "hand",
+                "player",
+                seat=pl.col("seat").cast(pl.Int16, strict=False),
+                stack_start=money(pl.col("stack"), pl.col("money_scale")),
+            )
+        )
+        dealt = (
+            lines.filter(pl.col("kind") == KIND_DEALT)
+            .select("hand", "line_no", pl.col("line").str.extract_groups(DEALT).alias("d"))
+            .unnest("d")
+        )
+        # "[X X X X]" is a hidden hand: the player was dealt in but nothing is known.
+        known = dealt.filter(~pl.col("cards").str.contains("X", literal=True))
+        shown = acts.filter(pl.col("kind") == "show").select("hand", "line_no", "player", "cards")
+        sightings = pl.concat([known.select("hand", "line_no", "player", "cards"), shown])
+        sightings = sightings.with_columns(cards=cards_list(pl.col("cards")))
+        heroes = known.select("hand", "player")
+        in_hand = pl.concat(
+            [dealt.select("hand", "player"), acts.select("hand", "player")]
+        ).unique()
+        seats = (
+            seats.join(in_hand.with_columns(dealt=pl.lit(True)), on=["hand", "player"], how="left")
+            .with_columns(sitting_out=pl.col("dealt").is_null())
+            .drop("dealt")
+        )
+        return attach_hole_cards(seats, sightings, heroes)
+
+    @staticmethod
+    def _actions(acts: pl.DataFrame) -> pl.DataFrame:
+        # Calls, bets and raises print the street total; blinds and antes the chips posted.
+        printed_total = pl.col("kind").is_in(["call", "bet", "raise"])
+        frame = acts.filter(pl.col("kind").is_not_null()).with_columns(
+            to=pl.when(printed_total).then(pl.col("amount")),
+            amount=pl.when(printed_total).then(None).otherwise(pl.col("amount")),
+            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+        )
+        return street_amounts(frame)
+
+    @staticmethod
+    def _collections(lines: pl.DataFrame) -> pl.DataFrame:
+        found = (
+            lines.filter(pl.col("kind") == KIND_COLLECT)
+            .select(
+                "hand",
+                "line_no",
+                "money_scale",
+                pl.col("line").str.extract_groups(COLLECT).alias("c"),
+            )
+            .unnest("c")
+        )
+        return found.select(
+            "hand",
+            "line_no",
+            "player",
+            amount=money(pl.col("amount"), pl.col("money_scale")),
+            pot_index=pl.col("side").cast(pl.Int8, strict=False),
+            half=pl.lit(None, dtype=pl.String),
+            board_index=pl.lit(None, dtype=pl.Int8),
+            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+        )
+
+    @staticmethod
+    def _showdowns(acts: pl.DataFrame) -> pl.DataFrame:
+        return acts.filter(pl.col("kind") == "show").select(
+            "hand",
+            "line_no",
+            "player",
+            cards=cards_list(pl.col("cards")),
+            high_desc=pl.lit(None, dtype=pl.String),
+            low_desc=pl.lit(None, dtype=pl.String),
+            board_index=pl.lit(None, dtype=pl.Int8),
+        )
+
+    # -- checks ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _hand_problems(hands: pl.DataFrame) -> pl.DataFrame:
+        board = pl.col("board")
+        reason = (
+            pl.when(pl.col("summaries").fill_null(0) != 1)
+            .then(pl.lit("truncated hand: summary missing or repeated"))
+            .when(pl.col("table_line_count").fill_null(0) != 1)
+            .then(pl.lit("table line missing or repeated"))
+            .when(pl.col("table_name").is_null() | pl.col("button_seat").is_null())
+            .then(pl.lit("unreadable table line"))
+            # Tournament tables ("Table 'T123 [4]'") play chips: no sample shows how they print.
+            .when(pl.col("table_name").str.contains(r"^T\d+ \[\d+\]$"))
+            .then(pl.lit("KingsClub tournament hands are not supported"))
+            .when(pl.col("started_at").is_null())
+            .then(pl.lit("missing or unreadable start time"))
+            .when(pl.col("big_blind").is_null())
+            .then(pl.lit("unreadable stakes"))
+            .when(pl.col("rake_line").is_not_null() & pl.col("rake").is_null())
+            .then(pl.lit("unreadable rake"))
+            .when(board.list.drop_nulls().list.len() < board.list.len())
+            .then(pl.lit("unreadable board card"))
+            .when(~board.list.len().is_in([0, 3, 4, 5]))
+            .then(pl.lit("wrong number of board cards"))
+            .when(pl.col("board2").is_not_null() & (pl.col("board2").list.len() != 5))
+            .then(pl.lit("unreadable second board"))
+        )
+        return hands.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
+
+    @staticmethod
+    def _result_problems(
+        lines: pl.DataFrame, seats: pl.DataFrame, hands: pl.DataFrame
+    ) -> pl.DataFrame:
+        """Per seat the summary's final stack is the starting stack plus the printed net, and
+        the nets add up to minus the rake (chips only move between players and the house)."""
+        results = (
+            lines.filter(pl.col("kind") == KIND_RESULT_SEAT)
+            .select(
+                "hand", "money_scale", pl.col("line").str.extract_groups(RESULT_SEAT).alias("r")
+            )
+            .unnest("r")
+        )
+        sign = pl.when(pl.col("net").str.starts_with("-")).then(-1).otherwise(1)
+        results = results.select(
+            "hand",
+            seat=pl.col("seat").cast(pl.Int16, strict=False),
+            final=money(pl.col("stack"), pl.col("money_scale")),
+            net=pl.when(pl.col("net").is_null())
+            .then(0)
+            .otherwise(
+                sign * money(pl.col("net").str.strip_chars_start("+-"), pl.col("money_scale"))
+            ),
+        )
+        both = results.join(
+            seats.select("hand", "seat", "stack_start"),
+            on=["hand", "seat"],
+            how="full",
+            coalesce=True,
+        )
+        per_seat = (
+            both.filter(
+                pl.col("final").is_null()
+                | pl.col("stack_start").is_null()
+                | pl.col("net").is_null()
+                | (pl.col("stack_start") + pl.col("net") != pl.col("final"))
+            )
+            .sort("hand", "seat")
+            .unique("hand", keep="first", maintain_order=True)
+            .select(
+                "hand",
+                reason=pl.lit("summary seat ")
+                + pl.col("seat").cast(pl.String)
+                + pl.lit(": final stack is not the starting stack plus the net"),
+            )
+        )
+        balance = (
+            both.group_by("hand")
+            .agg(net=pl.col("net").sum())
+            .join(hands.select("hand", "rake"), on="hand", how="inner")
+            .filter(pl.col("net") + pl.col("rake").fill_null(0) != 0)
+            .select(
+                "hand",
+                reason=pl.lit("summary nets add up to ")
+                + pl.col("net").cast(pl.String)
+                + pl.lit(", not minus the rake"),
+            )
+        )
+        return pl.concat([per_seat, balance])

@@ -1,0 +1,883 @@
+"""PartyPoker hand histories (``***** Hand History for Game N *****``), Omaha Hi-Lo.
+
+What PartyPoker prints, and so what this parser records (site-formats.md, "PartyPoker"):
+
+- ``#Game No : N`` and ``***** Hand History for Game N *****`` open a hand; the ``Game #N starts.``
+  line that many exports print belongs to the hand *after* the one it follows, so it is read as
+  an informational line wherever it stands (it is never a hand of its own).
+- Headers: cash fixed limit ``$20/$40 USD FL Omaha Hi-Lo - Thursday, January 26, 18:13:53 EST 2012``
+  (the stakes are the bets; blinds come from the posts); cash pot limit ``$200 USD PL Omaha Hi-Lo``
+  (a buy-in label, not stakes: blinds come from the posts); tournaments
+  ``PL Omaha Hi-Lo $22 USD Buy-in Trny: 105411156 Level: 2  Blinds(20/40) - …`` (chips).
+  Times carry EST/EDT and are converted to UTC.
+- Every amount in an action is an increment (``raises [$30 USD]`` adds $30); ``is all-In [x]``
+  adds x and is a bet, call or raise depending on what it brings the player's street total to.
+- Payouts: ``wins $239 USD`` (one aggregated line, no pot named), ``wins 640 chips from the main
+  pot`` (high or unsplit), ``wins Lo (640 chips) from the main pot`` (labelled low half),
+  ``from the side pot 1``. An uncalled bet is never returned in the text: it is part of the won
+  amount (``$239`` = $200 pot + $40 unreturned bet − $1 rake), so it is kept as the collection.
+- No summary, no total pot, no rake: ``hands.total_pot`` and ``hands.rake`` are null.
+
+Shared building blocks
+----------------------
+The Party family (Party, 888/Pacific, Everleaf) and Full Tilt print hands the same way at the
+table level, so the second half of this module holds the pieces their parsers share: the line
+frame of a block, street sections, amount and card decoding, and :func:`assemble`, which turns
+per-site extractions into the canonical tables with the same per-hand checks as the PokerStars
+parser (it reuses that parser's seat, actor and card checks).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from parsers.base import ParseResult, table_from_frame
+from parsers.columns import cards_list, local_time_to_utc, money
+from parsers.kernels import street_totals
+from parsers.pokerstars import _Block as _StarsChecks
+from parsers.pokerstars import _forward_fill
+from pipeline.positions import assign_positions
+from pipeline.profiles import SiteProfile
+from pipeline.schema import HAND_TABLES
+
+__all__ = [
+    "BlockParts",
+    "PartyPokerParser",
+    "amount_value",
+    "assemble",
+    "card_codes",
+    "declined_shows",
+    "line_frame",
+    "sections",
+]
+
+SITE = "partypoker"
+
+# ---------------------------------------------------------------------------------------------
+# Shared building blocks
+# ---------------------------------------------------------------------------------------------
+
+LIVE_KINDS = ("post_sb", "post_bb", "call", "bet", "raise", "all_in")
+NO_AMOUNT_KINDS = ("fold", "check", "show", "muck")
+_EMPTY_CARDS = pl.lit([], dtype=pl.List(pl.UInt8))
+
+
+def line_frame(lines: pl.Series, offsets: np.ndarray, starts: np.ndarray) -> pl.DataFrame:
+    """Lines of a block with their hand number (-1 before the first hand start) and offsets."""
+    start_series = pl.Series("is_start", starts, dtype=pl.Boolean)
+    return pl.DataFrame(
+        {
+            "line": lines.alias("line"),
+            "offset": pl.Series("offset", offsets, dtype=pl.Int64),
+            "hand": (start_series.cast(pl.Int32).cum_sum() - 1).alias("hand"),
+            "is_start": start_series,
+        }
+    ).with_row_index("line_no")
+
+
+def sections(frame: pl.DataFrame, codes: pl.Series, reset_value: int) -> pl.Series:
+    """Street of every line: the code of the latest marker line of its hand (``codes`` holds a
+    code on marker lines and null elsewhere); ``reset_value`` before the first marker."""
+    marker_rows = np.flatnonzero(codes.is_not_null().to_numpy())
+    filled = _forward_fill(
+        frame.height,
+        frame["is_start"].to_numpy(),
+        reset_value,
+        marker_rows,
+        codes.gather(marker_rows).cast(pl.Int64).to_numpy(),
+    )
+    return pl.Series("section", filled, dtype=pl.Int8)
+
+
+def amount_value(text: pl.Expr, scale: pl.Expr | int) -> pl.Expr:
+    """``$ 0.48 USD``, ``$1,049``, ``640 chips``, ``1,459.13`` → minor units (null if unreadable)."""
+    cleaned = (
+        text.str.strip_chars()
+        .str.replace(r"^([$€£]) +", "${1}")
+        .str.replace(r" +(?:chips|Chips)$", "")
+    )
+    return money(cleaned, scale)
+
+
+def card_codes(text: pl.Expr) -> pl.Expr:
+    """``[ 8c, 2d, 2s, 4h ]``, ``[  7d Ah 6s 2h ]``, ``3c 9h As Qs`` → card codes (null if empty)."""
+    normal = (
+        text.str.replace_all(r"[\[\],]", " ")
+        .str.replace_all(r"(?:^|\s)10([cdhs])", " T${1}")
+        .str.strip_chars()
+        .str.replace_all(r"\s+", " ")
+    )
+    return pl.when(normal.fill_null("") != "").then(cards_list(normal))
+
+
+@dataclass
+class BlockParts:
+    """What a site parser extracted from one block, before the shared assembly.
+
+    Every frame is keyed by ``hand`` (the hand's number within the block) and, where rows come
+    from lines, ``line_no`` (their order). Money is already in minor units.
+    """
+
+    frame: pl.DataFrame  # every line: line_no, line, offset, hand, is_start
+    headers: pl.DataFrame  # hand, hand_id, header_ok, game, is_o8 (one row per hand start)
+    hands: pl.DataFrame  # candidate hands: hand + canonical ``hands`` columns (site excepted)
+    seats: pl.DataFrame  # hand, seat, player, stack_start, sitting_out
+    actions: pl.DataFrame  # hand, line_no, sub, street, player, kind, amount, to, is_all_in
+    collections: pl.DataFrame  # hand, line_no, player, amount, pot_index, half, board_index
+    showdowns: pl.DataFrame  # hand, line_no, player, cards, high_desc, low_desc
+    sightings: pl.DataFrame  # hand, line_no, player, cards (codes), dealt (hero's own cards)
+    problems: list[pl.DataFrame] = field(default_factory=list)  # hand, reason
+    preamble_ignorable: str | None = None  # lines before the first hand that are not text
+
+
+def _empty_reasons() -> pl.DataFrame:
+    return pl.DataFrame(schema={"hand": pl.Int32, "reason": pl.String})
+
+
+def _with_columns_of(frame: pl.DataFrame, table: str) -> pl.DataFrame:
+    """Add every missing column of the canonical ``table`` as nulls of the right type."""
+    additions = [
+        pl.lit(None, dtype=_polars_type(arrow_field.type)).alias(arrow_field.name)
+        for arrow_field in HAND_TABLES[table]
+        if arrow_field.name not in frame.columns
+    ]
+    return frame.with_columns(additions) if additions else frame
+
+
+def _polars_type(arrow_type: pa.DataType) -> pl.DataType:
+    series = pl.from_arrow(pa.array([], type=arrow_type))
+    assert isinstance(series, pl.Series)
+    return series.dtype
+
+
+def _street_totals(actions: pl.DataFrame) -> pl.DataFrame:
+    """to_amount and chips added from the site's increments or raise-to amounts; an ``all_in``
+    of unknown kind becomes a bet, call or raise from what it does to the street's high bet."""
+    kind = actions["kind"]
+    live = kind.is_in(list(LIVE_KINDS))
+    in_flow = live | kind.is_in(["fold", "check"])
+    is_raise_to = (kind == "raise") & actions["to"].is_not_null()
+    to_amount, added = street_totals(
+        actions["hand"].cast(pl.Int64).to_numpy(),
+        actions["street"].cast(pl.Int64).to_numpy(),
+        actions["player"].hash(seed=0).to_numpy().view(np.int64),
+        live.to_numpy(),
+        is_raise_to.to_numpy(),
+        in_flow.to_numpy(),
+        actions["amount"].fill_null(0).to_numpy(),
+        actions["to"].fill_null(0).to_numpy(),
+    )
+    frame = actions.with_columns(
+        amount=pl.when(pl.col("kind").is_in(list(NO_AMOUNT_KINDS)).not_()).then(
+            pl.when(pl.Series(is_raise_to)).then(pl.Series(added)).otherwise(pl.col("amount"))
+        ),
+        to_amount=pl.when(pl.Series(in_flow)).then(pl.Series(to_amount)),
+    )
+    if (kind == "all_in").any():
+        high_before = (
+            pl.col("to_amount").cum_max().forward_fill().shift(1).over("hand", "street")
+        ).fill_null(0)
+        frame = frame.with_columns(
+            kind=pl.when(pl.col("kind") != "all_in")
+            .then(pl.col("kind"))
+            .when(pl.col("to_amount") <= high_before)
+            .then(pl.lit("call"))
+            .when(high_before == 0)
+            .then(pl.lit("bet"))
+            .otherwise(pl.lit("raise")),
+            is_all_in=pl.col("is_all_in") | (pl.col("kind") == "all_in"),
+        )
+    return frame
+
+
+def _mark_all_ins(actions: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
+    """An action that puts the player's last chip in is all-in, printed so or not (these sites
+    never mark an all-in blind post, and some mark no all-in at all)."""
+    money_in = pl.col("kind").is_in(["post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise"])
+    signed = (
+        pl.when(money_in)
+        .then(pl.col("amount").fill_null(0))
+        .when(pl.col("kind") == "uncalled_return")
+        .then(-pl.col("amount").fill_null(0))
+        .otherwise(0)
+    )
+    stacks = seats.select("hand", "player", "stack_start").unique(["hand", "player"])
+    return (
+        actions.with_columns(put_in=signed.cum_sum().over("hand", "player", order_by="seq"))
+        .join(stacks, on=["hand", "player"], how="left")
+        .with_columns(
+            is_all_in=pl.col("is_all_in")
+            | (money_in & (pl.col("stack_start") > 0) & (pl.col("put_in") == pl.col("stack_start")))
+        )
+        .drop("put_in", "stack_start")
+    )
+
+
+def _hole_cards(seats: pl.DataFrame, sightings: pl.DataFrame) -> pl.DataFrame:
+    known = sightings.filter(pl.col("cards").is_not_null()).sort("hand", "line_no")
+    cards = (
+        known.with_columns(text=pl.col("cards").cast(pl.List(pl.String)).list.join(","))
+        .group_by("hand", "player", maintain_order=True)
+        .agg(
+            hole_cards=pl.col("cards").last(),
+            card_versions=pl.col("text").n_unique(),
+        )
+    )
+    heroes = (
+        sightings.filter(pl.col("dealt"))
+        .select("hand", "player")
+        .unique()
+        .with_columns(is_hero=pl.lit(True))
+    )
+    return (
+        seats.join(cards, on=["hand", "player"], how="left")
+        .join(heroes, on=["hand", "player"], how="left")
+        .with_columns(
+            is_hero=pl.col("is_hero").fill_null(False),
+            card_versions=pl.col("card_versions").fill_null(0),
+        )
+    )
+
+
+def _preamble_rejects(
+    frame: pl.DataFrame, site: str, source_file: str, ignorable: str | None
+) -> pl.DataFrame:
+    preamble = frame.filter(pl.col("hand") < 0)
+    text = preamble.filter(pl.col("line").str.strip_chars() != "")
+    if ignorable is not None and text.height:
+        text = text.filter(~pl.col("line").str.contains(ignorable))
+    if text.height == 0:
+        return pl.DataFrame(
+            schema={
+                "source_file": pl.String,
+                "source_offset": pl.Int64,
+                "site": pl.String,
+                "hand_id": pl.String,
+                "reason": pl.String,
+                "raw_text": pl.String,
+            }
+        )
+    return pl.DataFrame(
+        {
+            "source_file": [source_file],
+            "source_offset": [int(text["offset"][0])],
+            "site": [site],
+            "hand_id": [None],
+            "reason": ["text before the first hand header"],
+            "raw_text": ["\n".join(preamble["line"].to_list())],
+        },
+        schema_overrides={"hand_id": pl.String},
+    )
+
+
+def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
+    """Canonical tables and accounting from a site's extractions (see :class:`BlockParts`).
+
+    Hands whose header was not understood, whose text breaks a per-hand check (the site's own
+    ``problems``, then unreadable or duplicate seats, conflicting or impossible cards, actors
+    who are not seated, unreadable amounts) are quarantined with the first reason found; the
+    other hands of the block are kept.
+    """
+    headers = parts.headers
+    candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
+    skipped = headers.filter(pl.col("header_ok") & ~pl.col("is_o8"))
+    bad_headers = headers.filter(~pl.col("header_ok")).select(
+        "hand", reason=pl.lit("unrecognised hand header")
+    )
+    keep = candidates.select("hand")
+    hands = parts.hands.join(keep, on="hand", how="semi")
+    if "board2" not in hands.columns:
+        hands = hands.with_columns(board2=pl.lit(None, dtype=pl.List(pl.UInt8)))
+    hands = hands.with_columns(board=pl.col("board").fill_null(_EMPTY_CARDS))
+
+    actions = (
+        parts.actions.join(keep, on="hand", how="semi")
+        .sort("hand", "line_no", "sub")
+        .with_columns(
+            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+            street=pl.col("street").clip(0, 3).cast(pl.Int8),
+        )
+    )
+    actions = _street_totals(actions)
+    collections = (
+        parts.collections.join(keep, on="hand", how="semi")
+        .sort("hand", "line_no")
+        .with_columns(seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32))
+    )
+    showdowns = parts.showdowns.join(keep, on="hand", how="semi").sort("hand", "line_no")
+    seats = _hole_cards(parts.seats.join(keep, on="hand", how="semi"), parts.sightings)
+    actions = _mark_all_ins(actions, seats)
+
+    reasons = pl.concat(
+        [
+            bad_headers,
+            *[problem.select("hand", "reason") for problem in parts.problems],
+            _StarsChecks._seat_problems(seats),
+            _StarsChecks._actor_problems(actions, collections, seats),
+            _StarsChecks._card_problems(hands, seats),
+            # A hand that lists no seat at all has nobody to check the others against.
+            keep.join(seats.select("hand").unique(), on="hand", how="anti").with_columns(
+                reason=pl.lit("no seat lines")
+            ),
+        ],
+        how="vertical_relaxed",
+    ).unique(subset="hand", keep="first", maintain_order=True)
+    # Only hands of the game being parsed are judged; other games are skipped whatever they hold.
+    reasons = reasons.join(
+        pl.concat([keep, bad_headers.select("hand")]), on="hand", how="semi"
+    )
+
+    good = keep.join(reasons, on="hand", how="anti")
+    hands = hands.join(good, on="hand", how="semi")
+    seats = assign_positions(seats.join(good, on="hand", how="semi"), hands)
+    actions = actions.join(good, on="hand", how="semi")
+    collections = collections.join(good, on="hand", how="semi")
+    showdowns = showdowns.join(good, on="hand", how="semi")
+    hands = hands.join(
+        seats.group_by("hand").agg(
+            players_dealt=(~pl.col("sitting_out")).sum().cast(pl.Int16)
+        ),
+        on="hand",
+        how="left",
+    )
+
+    preamble = _preamble_rejects(parts.frame, site, source_file, parts.preamble_ignorable)
+    raw = (
+        parts.frame.join(reasons.select("hand"), on="hand", how="semi")
+        .group_by("hand")
+        .agg(raw_text=pl.col("line").str.join("\n"), source_offset=pl.col("offset").first())
+    )
+    hand_rejects = (
+        reasons.join(raw, on="hand", how="left")
+        .join(headers.select("hand", "hand_id"), on="hand", how="left")
+        .sort("hand")
+        .select(
+            source_file=pl.lit(source_file),
+            source_offset="source_offset",
+            site=pl.lit(site),
+            hand_id="hand_id",
+            reason="reason",
+            raw_text="raw_text",
+        )
+    )
+    rejects = pl.concat([preamble, hand_rejects], how="vertical_relaxed")
+
+    ids = hands.select("hand", "hand_id")
+    site_column = pl.lit(site)
+    seats, actions, collections, showdowns = (
+        frame.join(ids, on="hand", how="left").with_columns(site=site_column)
+        for frame in (seats, actions, collections, showdowns)
+    )
+    hands = hands.with_columns(site=site_column, source_file=pl.lit(source_file))
+    tables = {
+        "hands": table_from_frame(_with_columns_of(hands.sort("hand"), "hands"), "hands"),
+        "seats": table_from_frame(_with_columns_of(seats.sort("hand", "seat"), "seats"), "seats"),
+        "actions": table_from_frame(
+            _with_columns_of(actions.sort("hand", "seq"), "actions"), "actions"
+        ),
+        "collections": table_from_frame(
+            _with_columns_of(collections.sort("hand", "seq"), "collections"), "collections"
+        ),
+        "showdowns": table_from_frame(
+            _with_columns_of(showdowns.sort("hand", "line_no"), "showdowns"), "showdowns"
+        ),
+        "rejects": table_from_frame(rejects, "rejects"),
+    }
+    skipped_games = dict(skipped.group_by("game").len().sort("game").iter_rows())
+    return ParseResult(
+        tables=tables,
+        hands_found=headers.height + (1 if preamble.height else 0),
+        parsed=hands.height,
+        skipped=skipped.height,
+        rejected=rejects.height,
+        skipped_games={str(name): int(count) for name, count in skipped_games.items()},
+    )
+
+
+def declined_shows(
+    noshows: pl.DataFrame, winners: pl.DataFrame, showers: pl.DataFrame
+) -> pl.DataFrame:
+    """``P does not show`` / ``P mucks`` lines (hand, line_no, section, player) that are real mucks.
+
+    Sites print the same words for a player who gives up at a showdown and for the winner of an
+    uncontested pot who keeps the cards hidden. Only the first is a muck (the audit reads a muck
+    as giving up the pot): a player who was paid, or who faced nobody showing, did not give up.
+    """
+    shown_by = showers.select("hand", shower="player").unique()
+    contested = (
+        noshows.join(shown_by, on="hand", how="inner")
+        .filter(pl.col("shower") != pl.col("player"))
+        .select("hand", "line_no")
+        .unique()
+    )
+    return (
+        noshows.join(winners.select("hand", "player").unique(), on=["hand", "player"], how="anti")
+        .join(contested, on=["hand", "line_no"], how="semi")
+        .select(
+            "hand",
+            "line_no",
+            sub=pl.lit(0),
+            street="section",
+            player="player",
+            kind=pl.lit("muck"),
+            amount=pl.lit(None, dtype=pl.Int64),
+            to=pl.lit(None, dtype=pl.Int64),
+            is_all_in=pl.lit(False),
+        )
+    )
+
+
+def classify(frame: pl.DataFrame, patterns: list[tuple[str, str]], default: str) -> pl.Series:
+    """Kind of every line: the first pattern (regular expression) it matches, else ``default``."""
+    line = pl.col("line")
+    expression: pl.Expr = pl.lit(default)
+    for kind, pattern in reversed(patterns):
+        expression = pl.when(line.str.contains(pattern)).then(pl.lit(kind)).otherwise(expression)
+    return frame.select(expression.alias("kind"))["kind"]
+
+
+def unknown_line_problems(lines: pl.DataFrame) -> pl.DataFrame:
+    """The first line of each hand that no pattern of the site recognised."""
+    return (
+        lines.filter(pl.col("kind") == "unknown")
+        .group_by("hand", maintain_order=True)
+        .agg(pl.col("line").first())
+        .select("hand", reason=pl.lit("unrecognised line: ") + pl.col("line").str.slice(0, 120))
+    )
+
+
+def first_per_hand(frame: pl.DataFrame, kind: str, pattern: str) -> pl.DataFrame:
+    """Fields of the first line of ``kind`` in each hand, extracted by ``pattern``."""
+    return (
+        frame.filter(pl.col("kind") == kind)
+        .unique("hand", keep="first", maintain_order=True)
+        .select("hand", pl.col("line").str.extract_groups(pattern).alias("fields"))
+        .unnest("fields")
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# PartyPoker
+# ---------------------------------------------------------------------------------------------
+
+PARTY_GAME = "Omaha Hi-Lo"
+GAME_NUMBER = r"^#Game No : (?P<number>\d+)$"
+HISTORY_LINE = r"^\*{5} Hand History [Ff]or Game (?P<number>\d+) \*{5}"
+_PARTY_SNIFF = re.compile(r"^\*{5} Hand History [Ff]or Game \d+ \*{5}", re.MULTILINE)
+_ANCHOR = r"^(?:#Game No : (\d+)$|\*{5} Hand History [Ff]or Game (\d+) \*{5})"
+
+PARTY_HEADER = (
+    r"^(?:"
+    # cash: "$20/$40 USD FL Omaha Hi-Lo" (bets) or "$200 USD PL Omaha Hi-Lo" (buy-in label)
+    r"(?P<stakes>[$€£]?[\d.,]+(?:/[$€£]?[\d.,]+)?) (?P<code>[A-Z]{3}) "
+    r"(?:(?P<climit>FL|PL|NL) )?(?P<cgame>.+?)"
+    r"|"
+    # tournament: "PL Omaha Hi-Lo $22 USD Buy-in Trny: 1 Level: 2  Blinds(20/40)"
+    r"(?:(?P<tlimit>FL|PL|NL) )?(?P<tgame>.+?) (?P<buy_in>[$€£]?[\d.,]+(?: [A-Z]{3})?) Buy-in"
+    r"(?: \+ [^ ]+ Entry Fee)? Trny: ?(?P<tournament_id>\d+) Level: ?(?P<level>\d+)"
+    r" +(?:Blinds|Stakes)(?:-Antes)?\((?P<tsb>[\d,.]+) ?/(?P<tbb>[\d,.]+)(?: ?- ?(?P<tante>[\d,.]+))?\)"
+    r")"
+    r" - \w+, (?P<month>\w+) (?P<day>\d{1,2}), (?P<time>\d{1,2}:\d{2}:\d{2}) (?P<zone>[A-Z]+)"
+    r" (?P<year>\d{4})$"
+)
+PARTY_TABLE = r"^Table (?P<table_name>.+?) \((?:Real|Play) Money\)$"
+PARTY_BUTTON = r"^Seat (?P<button_seat>\d+) is the button$"
+PARTY_PLAYERS = r"^Total number of players : \d+(?:/(?P<max_seats>\d+))?$"
+PARTY_SEAT = r"^Seat (?P<seat>\d+): (?P<player>.+) \( (?P<stack>[^)]*?) \)$"
+PARTY_DEAL = r"^\*\* Dealing (?P<street>down cards|Flop|Turn|River) \*\*(?: \[(?P<cards>[^\]]*)\])?$"
+PARTY_DEALT = r"^Dealt to (?P<player>.+?) \[(?P<cards>[^\]]*)\]$"
+PARTY_ACTION = (
+    r"^(?P<player>.+?) (?P<verb>posts small blind|posts big blind \+ dead|posts big blind"
+    r"|posts ante(?: of)?|calls|bets|raises|is all-In|checks|folds)"
+    r"(?: +\[(?P<amount>[^\]]*)\])?(?: to (?P<to>[^ .]+))?\.?$"
+)
+PARTY_SHOW = (
+    r"^(?P<player>.+?) (?P<verb>shows|doesn't show) \[(?P<cards>[^\]]*)\] ?(?P<desc>.*?)\.?$"
+)
+PARTY_NO_SHOW = r"^(?P<player>.+?) does not show cards\.?$"
+PARTY_SHOW_LOW = r"^(?P<player>.+?) shows ?(?P<low>[\dAKQJT,]+) +for low\.?$"
+PARTY_WIN = (
+    r"^(?P<player>.+?) wins (?:(?P<lo>Lo) \()?(?P<amount>[$€£]?[\d.,]+(?: [A-Z]{3}| chips)?)\)?"
+    r"(?: from the (?P<pot>main pot|side pot(?: ?#?(?P<side>\d+))?))?(?: with (?P<desc>.*?))?\.?$"
+)
+PARTY_INFO = (
+    r"^(?:Game #\d+ starts\.|Trny: ?\d+ Level: ?\d+|(?:Blinds|Stakes)(?:-Antes)?\(.*\)"
+    r"|.+ (?:has left the table|has joined the table|is sitting out|sits out|is back"
+    r"|will be using (?:his|her) time bank.*|has been disconnected.*|is disconnected.*"
+    r"|has reconnected|finished in \d+ place.*|is connected|has timed out)\.?"
+    r"|There is no Small Blind in this hand.*"
+    r")$"
+)
+# Player chat ("Player6: u r getting boring with ur min raises"); Party actions have no colon.
+PARTY_CHAT = r"^[^:\[\]]+: "
+_PARTY_VERBS = {
+    "posts small blind": "post_sb",
+    "posts big blind": "post_bb",
+    "posts big blind + dead": "post_both",
+    "posts ante": "ante",
+    "posts ante of": "ante",
+    "calls": "call",
+    "bets": "bet",
+    "raises": "raise",
+    "is all-In": "all_in",
+    "checks": "check",
+    "folds": "fold",
+}
+_MONTHS = "%Y %B %d %H:%M:%S"
+
+
+class PartyPokerParser:
+    """Parser for PartyPoker text hand histories (Omaha Hi-Lo)."""
+
+    site: ClassVar[str] = SITE
+    # Labelled halves ("wins Lo (…)"), pot named; no total pot and no rake printed: the
+    # "absent" row of site-formats §1.1 (a null total is never compared).
+    profile: ClassVar[SiteProfile] = SiteProfile(
+        site=SITE,
+        halves_labelled=True,
+        total_pot_is_gross=True,
+        odd_chip_unit=1,
+        raise_cap=4,
+        rake_printed=False,
+        # An uncalled bet is inside the amount the winner "wins" (site-formats.md §1.3).
+        uncalled_printed=True,
+    )
+
+    def sniff(self, head: str) -> bool:
+        """A ``***** Hand History for Game N *****`` line (888's reads ``Cassava Hand History``)."""
+        return _PARTY_SNIFF.search(head) is not None
+
+    def hand_starts(self, lines: pl.Series) -> np.ndarray:
+        """The first anchor line (``#Game No`` or the history line) of each game number."""
+        return anchor_starts(lines, _ANCHOR)
+
+    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
+        """Parse a block of whole hands into the canonical tables."""
+        frame = line_frame(lines, offsets, self.hand_starts(lines))
+        return assemble(SITE, source_file, _party_parts(frame))
+
+
+def anchor_starts(lines: pl.Series, anchor: str) -> np.ndarray:
+    """Hand starts from ``anchor``, whose two groups hold the game number of a ``#Game No : N``
+    line (first group) or of a history line (second group). ``#Game No`` always opens a hand; a
+    history line opens one unless it follows the ``#Game No`` line of the same game, so a hand
+    exported twice in a row still counts twice."""
+    numbers = lines.str.extract_groups(anchor).struct.unnest()
+    first, second = numbers.columns
+    frame = numbers.select(
+        number=pl.coalesce(first, second),
+        is_game_no=pl.col(first).is_not_null(),
+        is_history=pl.col(second).is_not_null(),
+    ).with_columns(
+        previous_number=pl.col("number").forward_fill().shift(1),
+        previous_game_no=pl.when(pl.col("number").is_not_null())
+        .then(pl.col("is_game_no"))
+        .forward_fill()
+        .shift(1),
+    )
+    starts = frame.select(
+        pl.col("is_game_no")
+        | (
+            pl.col("is_history")
+            & ~(
+                pl.col("previous_game_no").fill_null(False)
+                & (pl.col("previous_number") == pl.col("number")).fill_null(False)
+            )
+        )
+    ).to_series()
+    return starts.fill_null(False).to_numpy()
+
+
+def _party_parts(frame: pl.DataFrame) -> BlockParts:
+    body = frame.filter(pl.col("hand") >= 0)
+    patterns = [
+        ("blank", r"^\s*$"),
+        ("anchor", GAME_NUMBER),
+        ("history", HISTORY_LINE),
+        ("header", PARTY_HEADER),
+        ("table", PARTY_TABLE),
+        ("button", PARTY_BUTTON),
+        ("players", PARTY_PLAYERS),
+        ("seat", PARTY_SEAT),
+        ("deal", PARTY_DEAL),
+        ("dealt", PARTY_DEALT),
+        ("chat", PARTY_CHAT),
+        ("action", PARTY_ACTION),
+        ("show", PARTY_SHOW),
+        ("show_low", PARTY_SHOW_LOW),
+        ("noshow", PARTY_NO_SHOW),
+        ("win", PARTY_WIN),
+        ("info", PARTY_INFO),
+    ]
+    lines = body.with_columns(kind=classify(body, patterns, "unknown"))
+    street_names = {"down cards": 0, "Flop": 1, "Turn": 2, "River": 3}
+    deal = lines["line"].str.extract(PARTY_DEAL, 1)
+    lines = lines.with_columns(
+        section=sections(
+            lines, deal.replace_strict(street_names, default=None, return_dtype=pl.Int8), 0
+        )
+    )
+
+    # -- headers: the line after the history line -------------------------------------------
+    history_at = lines.filter(pl.col("kind") == "history").unique("hand", keep="first")
+    header_lines = (
+        lines.join(history_at.select("hand", history=pl.col("line_no")), on="hand", how="inner")
+        .filter(pl.col("line_no") == pl.col("history") + 1)
+        .select("hand", "line")
+    )
+    numbers = lines.filter(pl.col("is_start")).select(
+        "hand",
+        hand_id=pl.coalesce(
+            pl.col("line").str.extract(GAME_NUMBER, 1), pl.col("line").str.extract(HISTORY_LINE, 1)
+        ),
+    )
+    parsed = (
+        numbers.join(header_lines, on="hand", how="left")
+        .with_columns(pl.col("line").str.extract_groups(PARTY_HEADER).alias("h"))
+        .unnest("h")
+    )
+    game = pl.coalesce("cgame", "tgame")
+    is_tournament = pl.col("tournament_id").is_not_null()
+    currency = (
+        pl.when(is_tournament)
+        .then(pl.lit("CHIPS"))
+        .otherwise(pl.col("code"))
+    )
+    parsed = parsed.with_columns(
+        header_ok=pl.col("hand_id").is_not_null() & game.is_not_null(),
+        game=game.fill_null(pl.col("line").fill_null("").str.slice(0, 80)),
+        is_o8=game == PARTY_GAME,
+        currency=currency,
+        money_scale=pl.when(is_tournament).then(1).otherwise(100),
+        limit_type=pl.coalesce("climit", "tlimit").fill_null("FL"),
+    ).with_columns(is_o8=pl.col("is_o8").fill_null(False))
+    headers = parsed.select("hand", "hand_id", "header_ok", "game", "is_o8")
+
+    scale_of = parsed.select("hand", "money_scale")
+    scale = pl.col("money_scale")
+
+    # -- actions --------------------------------------------------------------------------------
+    acts = (
+        lines.filter(pl.col("kind") == "action")
+        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(PARTY_ACTION).alias("a"))
+        .unnest("a")
+        .join(scale_of, on="hand", how="left")
+        .with_columns(
+            kind=pl.col("verb").replace_strict(_PARTY_VERBS, default=None),
+            amount=amount_value(pl.col("amount"), scale),
+            to=amount_value(pl.col("to"), scale),
+            is_all_in=pl.lit(False),
+            sub=pl.lit(0),
+        )
+    )
+    posted = acts.group_by("hand").agg(
+        posted_sb=pl.col("amount").filter(pl.col("kind") == "post_sb").max(),
+        posted_bb=pl.col("amount").filter(pl.col("kind") == "post_bb").max(),
+        posted_ante=pl.col("amount").filter(pl.col("kind") == "ante").max(),
+    )
+    stakes = pl.col("stakes").str.split("/")
+    first_stake = amount_value(stakes.list.get(0, null_on_oob=True), scale)
+    second_stake = amount_value(stakes.list.get(1, null_on_oob=True), scale)
+    is_fixed = pl.col("limit_type") == "FL"
+    hands = (
+        parsed.join(posted, on="hand", how="left")
+        .join(first_per_hand(lines, "table", PARTY_TABLE), on="hand", how="left")
+        .join(first_per_hand(lines, "button", PARTY_BUTTON), on="hand", how="left")
+        .join(first_per_hand(lines, "players", PARTY_PLAYERS), on="hand", how="left")
+        .join(_party_board(lines), on="hand", how="left")
+        .with_columns(
+            small_bet=pl.when(is_fixed & ~is_tournament & second_stake.is_not_null()).then(
+                first_stake
+            ),
+            big_bet=pl.when(is_fixed & ~is_tournament).then(second_stake),
+            small_blind=pl.coalesce(amount_value(pl.col("tsb"), 1), pl.col("posted_sb")),
+            big_blind=pl.coalesce(amount_value(pl.col("tbb"), 1), pl.col("posted_bb")),
+            ante=pl.coalesce(amount_value(pl.col("tante"), 1), pl.col("posted_ante")),
+            max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
+            button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
+            started_at=local_time_to_utc(
+                pl.concat_str("year", "month", "day", "time", separator=" "),
+                pl.col("zone"),
+                fmt=_MONTHS,
+                zones=parsed["zone"].drop_nulls().unique().to_list(),
+            ),
+            time_zone=pl.col("zone"),
+            level=pl.col("level"),
+            buy_in=pl.col("buy_in"),
+            total_pot=pl.lit(None, dtype=pl.Int64),
+            rake=pl.lit(None, dtype=pl.Int64),
+            source_offset=pl.lit(None, dtype=pl.Int64),
+        )
+    )
+    offsets = lines.filter(pl.col("is_start")).select("hand", source_offset="offset")
+    hands = hands.drop("source_offset").join(offsets, on="hand", how="left")
+    # Fixed-limit tournaments: the blinds are the small bet's halves (the header gives blinds).
+    hands = hands.with_columns(
+        small_bet=pl.when(is_fixed & is_tournament).then(pl.col("big_blind")).otherwise("small_bet"),
+        big_bet=pl.when(is_fixed & is_tournament).then(pl.col("big_blind") * 2).otherwise("big_bet"),
+    )
+
+    big_blind = hands.select("hand", "big_blind")
+    both = acts.filter(pl.col("kind") == "post_both").join(big_blind, on="hand", how="left")
+    actions = pl.concat(
+        [
+            acts.filter(pl.col("kind") != "post_both"),
+            both.with_columns(kind=pl.lit("post_dead"), amount=pl.col("amount") - pl.col("big_blind"))
+            .drop("big_blind"),
+            both.with_columns(kind=pl.lit("post_bb"), amount=pl.col("big_blind"), sub=pl.lit(1))
+            .drop("big_blind"),
+        ],
+        how="vertical_relaxed",
+    )
+
+    shows = (
+        lines.filter(pl.col("kind") == "show")
+        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(PARTY_SHOW).alias("s"))
+        .unnest("s")
+        .with_columns(cards=card_codes(pl.col("cards")))
+    )
+    actions = pl.concat(
+        [
+            actions.select(
+                "hand", "line_no", "sub", street="section", player="player", kind="kind",
+                amount="amount", to="to", is_all_in="is_all_in",
+            ),
+            shows.select(
+                "hand", "line_no", sub=pl.lit(0), street="section", player="player",
+                kind=pl.when(pl.col("verb") == "shows").then(pl.lit("show")).otherwise(pl.lit("muck")),
+                amount=pl.lit(None, dtype=pl.Int64), to=pl.lit(None, dtype=pl.Int64),
+                is_all_in=pl.lit(False),
+            ),
+        ],
+        how="vertical_relaxed",
+    )
+
+    lows = (
+        lines.filter(pl.col("kind") == "show_low")
+        .select("hand", pl.col("line").str.extract_groups(PARTY_SHOW_LOW).alias("l"))
+        .unnest("l")
+        .unique(["hand", "player"], keep="first")
+    )
+    showdowns = (
+        shows.filter(pl.col("verb") == "shows")
+        .join(lows, on=["hand", "player"], how="left")
+        .select(
+            "hand", "line_no", "player", "cards",
+            high_desc=pl.when(pl.col("desc") != "").then(pl.col("desc")),
+            low_desc=pl.col("low"),
+            board_index=pl.lit(0, dtype=pl.Int8),
+        )
+    )
+
+    wins = (
+        lines.filter(pl.col("kind") == "win")
+        .select("hand", "line_no", pl.col("line").str.extract_groups(PARTY_WIN).alias("w"))
+        .unnest("w")
+        .join(scale_of, on="hand", how="left")
+        .with_columns(
+            pot_index=pl.when(pl.col("pot") == "main pot")
+            .then(0)
+            .when(pl.col("pot").is_not_null())
+            .then(pl.col("side").cast(pl.Int8, strict=False).fill_null(1))
+            .cast(pl.Int8),
+        )
+    )
+    noshows = (
+        lines.filter(pl.col("kind") == "noshow")
+        .select("hand", "line_no", "section", player=pl.col("line").str.extract(PARTY_NO_SHOW, 1))
+    )
+    actions = pl.concat(
+        [actions, declined_shows(noshows, wins, shows.filter(pl.col("verb") == "shows"))],
+        how="vertical_relaxed",
+    )
+    has_low = wins.group_by("hand", "pot_index").agg(has_low=pl.col("lo").is_not_null().any())
+    collections = wins.join(has_low, on=["hand", "pot_index"], how="left", nulls_equal=True).select(
+        "hand",
+        "line_no",
+        "player",
+        amount=amount_value(pl.col("amount"), pl.col("money_scale")),
+        pot_index="pot_index",
+        half=pl.when(pl.col("lo").is_not_null())
+        .then(pl.lit("low"))
+        .when(pl.col("has_low"))
+        .then(pl.lit("high")),
+        board_index=pl.lit(0, dtype=pl.Int8),
+    )
+
+    seats = (
+        lines.filter(pl.col("kind") == "seat")
+        .select("hand", pl.col("line").str.extract_groups(PARTY_SEAT).alias("s"))
+        .unnest("s")
+        .join(scale_of, on="hand", how="left")
+        .select(
+            "hand",
+            "player",
+            seat=pl.col("seat").cast(pl.Int16, strict=False),
+            stack_start=amount_value(pl.col("stack"), pl.col("money_scale")),
+            sitting_out=pl.lit(False),
+        )
+    )
+    dealt = (
+        lines.filter(pl.col("kind") == "dealt")
+        .select("hand", "line_no", pl.col("line").str.extract_groups(PARTY_DEALT).alias("d"))
+        .unnest("d")
+        .select("hand", "line_no", "player", cards=card_codes(pl.col("cards")), dealt=pl.lit(True))
+    )
+    sightings = pl.concat(
+        [dealt, shows.select("hand", "line_no", "player", "cards", dealt=pl.lit(False))]
+    )
+
+    structure = lines.group_by("hand").agg(
+        has_deal=(pl.col("kind") == "deal").any(),
+        has_win=(pl.col("kind") == "win").any(),
+        has_history=(pl.col("kind") == "history").any(),
+    )
+    checks = hands.join(structure, on="hand", how="left").select(
+        "hand",
+        reason=pl.when(~pl.col("has_history").fill_null(False))
+        .then(pl.lit("truncated hand: no hand history line"))
+        .when(~pl.col("has_deal").fill_null(False))
+        .then(pl.lit("truncated hand: no cards dealt"))
+        .when(~pl.col("has_win").fill_null(False))
+        .then(pl.lit("truncated hand: no payout line"))
+        .when(pl.col("button_seat").is_null())
+        .then(pl.lit("no button seat"))
+        .when(pl.col("started_at").is_null())
+        .then(pl.lit("unreadable start time"))
+        .when(pl.col("big_blind").is_null())
+        .then(pl.lit("unreadable stakes"))
+        .when(pl.col("board").list.drop_nulls().list.len() < pl.col("board").list.len())
+        .then(pl.lit("unreadable board card"))
+        .when(pl.col("board").list.len() > 5)
+        .then(pl.lit("more than five board cards")),
+    ).filter(pl.col("reason").is_not_null())
+
+    return BlockParts(
+        frame=frame,
+        headers=headers,
+        hands=hands,
+        seats=seats,
+        actions=actions,
+        collections=collections,
+        showdowns=showdowns,
+        sightings=sightings,
+        problems=[unknown_line_problems(lines), checks],
+        preamble_ignorable=r"^Game #\d+ starts\.$",
+    )
+
+
+def _party_board(lines: pl.DataFrame) -> pl.DataFrame:
+    """Board cards from the flop, turn and river deal lines, in order."""
+    return (
+        lines.filter((pl.col("kind") == "deal") & (pl.col("section") > 0))
+        .select("hand", "line_no", cards=card_codes(pl.col("line").str.extract(PARTY_DEAL, 2)))
+        .sort("hand", "line_no")
+        .group_by("hand", maintain_order=True)
+        .agg(board=pl.col("cards").list.explode(keep_nulls=False, empty_as_null=False))
+    )

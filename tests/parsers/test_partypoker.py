@@ -1,0 +1,420 @@
+"""PartyPoker parser: corpus conformance, a golden hand, the audit, and damaged input.
+
+Golden values were read off the hand text by hand (amounts in cents or chips). The helpers at
+the top (corpus rows, parsing, audit with the site's profile, inferred rake and silent returns)
+are shared with the Full Tilt, 888 and Everleaf tests.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import parsers
+from parsers.base import ParseResult, SiteParser
+from parsers.columns import card_code
+from parsers.partypoker import PartyPokerParser
+from parsers.text import decode_lines
+from pipeline.audit import PAYOUT_KINDS, audit_tables
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+needs_corpus = pytest.mark.skipif(
+    not (CORPUS / "MANIFEST.tsv").exists(), reason=f"conformance corpus not found at {CORPUS}"
+)
+TABLES = ("hands", "seats", "actions", "collections", "showdowns")
+MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
+
+
+# -- shared helpers ----------------------------------------------------------------------------
+
+
+def cards(text: str) -> list[int]:
+    return [card_code(token) for token in text.split()]
+
+
+def manifest_rows(folder: str) -> list[dict[str, str]]:
+    """Hand-history rows of MANIFEST.tsv under ``folder`` (empty without the corpus)."""
+    if not (CORPUS / "MANIFEST.tsv").exists():
+        return []
+    with open(CORPUS / "MANIFEST.tsv", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    return [
+        row
+        for row in rows
+        if row["role"].startswith("hand_history") and row["path"].startswith(folder + "/")
+    ]
+
+
+def variant_counts(variants: str) -> dict[str, int]:
+    return {name: int(count) for name, count in re.findall(r"([\w-]+):(\d+)", variants)}
+
+
+def parse_data(parser: SiteParser, data: bytes, name: str = "test.txt") -> ParseResult:
+    decoded = decode_lines(data)
+    assert parser.sniff("\n".join(decoded.lines.head(20).to_list())), "parser does not claim it"
+    return parser.parse(decoded.lines, decoded.offsets, name)
+
+
+def parse_path(parser: SiteParser, relative: str) -> ParseResult:
+    path = CORPUS / relative
+    return parse_data(parser, path.read_bytes(), str(path))
+
+
+def frames(result: ParseResult) -> dict[str, pl.DataFrame]:
+    return {name: pl.from_arrow(table) for name, table in result.tables.items()}  # type: ignore[misc]
+
+
+def corpus_tables(parser: SiteParser, folder: str) -> dict[str, pl.DataFrame]:
+    """Every parsed hand of a site's corpus files, tables concatenated."""
+    parts = [frames(parse_path(parser, row["path"])) for row in manifest_rows(folder)]
+    return {name: pl.concat([part[name] for part in parts]) for name in TABLES}
+
+
+def rejects(result: ParseResult) -> list[tuple[str | None, str]]:
+    return frames(result)["rejects"].select("hand_id", "reason").rows()
+
+
+@pytest.fixture
+def registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Make the audit find this module's parsers' declared profiles, registered or not yet."""
+    from parsers.everleaf import EverleafParser
+    from parsers.fulltilt import FullTiltParser
+    from parsers.pacific import PacificParser
+
+    mine = (PartyPokerParser(), FullTiltParser(), PacificParser(), EverleafParser())
+    sites = {parser.site for parser in mine}
+    others = tuple(parser for parser in parsers.PARSERS if parser.site not in sites)
+    monkeypatch.setattr(parsers, "PARSERS", others + mine)
+    yield
+
+
+def audit(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    return audit_tables(*(tables[name] for name in TABLES)).discrepancies
+
+
+def payout_findings(found: pl.DataFrame) -> pl.DataFrame:
+    return found.filter(pl.col("kind").is_in(list(PAYOUT_KINDS)))
+
+
+def contributions(actions: pl.DataFrame) -> pl.DataFrame:
+    """Chips each player put in, less explicit returns (hand_id, player, put)."""
+    signed = (
+        pl.when(pl.col("kind").is_in(list(MONEY_IN)))
+        .then(pl.col("amount"))
+        .when(pl.col("kind") == "uncalled_return")
+        .then(-pl.col("amount"))
+        .otherwise(0)
+    )
+    return actions.group_by("hand_id", "player").agg(put=signed.sum())
+
+
+def with_silent_returns(tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """The top contributor's excess over the second-highest contribution comes back to them, as
+    an ``uncalled_return`` (the site's uncalled bet was silent)."""
+    actions = tables["actions"]
+    put = contributions(actions).sort("hand_id", "put", descending=[False, True])
+    excess = (
+        put.group_by("hand_id", maintain_order=True)
+        .agg(
+            player=pl.col("player").first(),
+            top=pl.col("put").first(),
+            second=pl.col("put").get(1, null_on_oob=True).fill_null(0),
+        )
+        .filter(pl.col("top") > pl.col("second"))
+    )
+    last = actions.group_by("hand_id").agg(
+        seq=pl.col("seq").max() + 1, street=pl.col("street").max()
+    )
+    returns = excess.join(last, on="hand_id").select(
+        site=pl.lit(actions["site"][0]),
+        hand_id="hand_id",
+        seq=pl.col("seq").cast(pl.Int32),
+        street="street",
+        player="player",
+        kind=pl.lit("uncalled_return"),
+        amount=pl.col("top") - pl.col("second"),
+        to_amount=pl.lit(None, dtype=pl.Int64),
+        is_all_in=pl.lit(False),
+    )
+    actions = pl.concat([actions, returns.select(actions.columns)], how="vertical_relaxed")
+    return {**tables, "actions": actions}
+
+
+def implied_rake(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """Chips put in (less returns) minus chips collected, per hand (hand_id, tournament_id, rake)."""
+    put = contributions(tables["actions"]).group_by("hand_id").agg(put=pl.col("put").sum())
+    paid = tables["collections"].group_by("hand_id").agg(paid=pl.col("amount").sum())
+    return (
+        tables["hands"]
+        .select("hand_id", "tournament_id")
+        .join(put, on="hand_id", how="left")
+        .join(paid, on="hand_id", how="left")
+        .select("hand_id", "tournament_id", "put", rake=pl.col("put") - pl.col("paid").fill_null(0))
+    )
+
+
+def with_inferred_rake(
+    tables: dict[str, pl.DataFrame], silent_returns: bool
+) -> dict[str, pl.DataFrame]:
+    """The tables as the audit would see them if the site printed what it leaves implicit:
+    silent uncalled bets returned (when ``silent_returns``), and the rake of a cash hand set to
+    what the chips put in exceed the chips collected (site-formats §1.1, "absent"). Tournament
+    pots are never raked, so theirs stays 0 and a short payment stays visible."""
+    if silent_returns:
+        tables = with_silent_returns(tables)
+    rake = implied_rake(tables).select("hand_id", inferred="rake")
+    hands = (
+        tables["hands"]
+        .join(rake, on="hand_id", how="left")
+        .with_columns(
+            rake=pl.when(pl.col("tournament_id").is_null()).then(pl.col("inferred")).otherwise(0)
+        )
+        .drop("inferred")
+    )
+    return {**tables, "hands": hands}
+
+
+# -- conformance -------------------------------------------------------------------------------
+
+PARTY = PartyPokerParser()
+FATAL = "PartyPoker/cash/PLO8-6max-USD-1.00-2.00-201601.preamble.fatal.txt"
+
+
+@needs_corpus
+@pytest.mark.parametrize("row", manifest_rows("PartyPoker"), ids=lambda row: row["path"])
+def test_corpus_file_counts(row: dict[str, str]) -> None:
+    """O8 hands parse, other games are skipped; only the known-bad file is quarantined."""
+    result = parse_path(PARTY, row["path"])
+    counts = variant_counts(row["variants"])
+    assert result.hands_found == int(row["hands"])
+    assert result.skipped == int(row["hands"]) - counts.get("O8", 0)  # other games
+    if row["path"] == FATAL:
+        assert (result.parsed, result.rejected) == (0, 1)
+    else:
+        assert result.rejected == 0, rejects(result)
+        assert result.parsed == counts.get("O8", 0)
+
+
+@needs_corpus
+def test_known_bad_file_actors_not_seated() -> None:
+    """preamble.fatal: "holdem_AA folds" / "playclever99 folds", neither in the seat list."""
+    result = parse_path(PARTY, FATAL)
+    assert rejects(result) == [("14978808642", "player not seated: holdem_AA")]
+    stored = frames(result)["rejects"].row(0, named=True)
+    assert stored["raw_text"].startswith("***** Hand History for Game 14978808642 *****")
+    assert stored["source_offset"] == 0
+
+
+# -- golden hand -------------------------------------------------------------------------------
+
+
+@needs_corpus
+def test_golden_tournament_split_pot() -> None:
+    """#13387439135: 9 players, chat inside the action, high 640 / "Lo (640 chips)"."""
+    tables = frames(parse_path(PARTY, "PartyPoker/tour/PLO8-10max-USD-20-2-201310.chat.fix.txt"))
+    hand = tables["hands"].row(0, named=True)
+    assert hand["hand_id"] == "13387439135" and hand["site"] == "partypoker"
+    assert (hand["tournament_id"], hand["level"], hand["buy_in"]) == ("105411156", "2", "$22 USD")
+    assert (hand["limit_type"], hand["currency"], hand["money_scale"]) == ("PL", "CHIPS", 1)
+    assert (hand["small_blind"], hand["big_blind"], hand["small_bet"], hand["ante"]) == (
+        20,
+        40,
+        None,
+        None,
+    )
+    assert hand["table_name"] == "$1,000 Gtd (105411156) Table #2"
+    assert (hand["max_seats"], hand["button_seat"], hand["players_dealt"]) == (10, 6, 9)
+    assert hand["board"] == cards("Qc 3s Ks 5s 6h")
+    assert (hand["total_pot"], hand["rake"]) == (None, None)
+    # "16:04:15 EDT 2013" (UTC-4).
+    assert hand["started_at"] == datetime(2013, 10, 31, 20, 4, 15, tzinfo=UTC)
+    assert hand["time_zone"] == "EDT"
+
+    seats = tables["seats"].sort("seat")
+    assert seats.select("seat", "player", "stack_start").rows() == [
+        (1, "Player3", 4249),
+        (2, "Player0", 2910),
+        (3, "Player4", 2910),
+        (4, "Player1", 2330),
+        (5, "Player2", 8422),
+        (6, "Hero", 4445),
+        (7, "Player5", 3050),
+        (8, "Player6", 1967),
+        (9, "Player7", 2840),
+    ]
+    hero = seats.filter(pl.col("player") == "Hero").row(0, named=True)
+    assert hero["hole_cards"] == cards("Ac 2c 5d 5c") and hero["is_hero"]
+    assert hero["position"] == "BTN"
+    player2 = seats.filter(pl.col("player") == "Player2").row(0, named=True)
+    assert player2["hole_cards"] == cards("2d Jd Qs Ah") and not player2["is_hero"]
+
+    actions = (
+        tables["actions"]
+        .sort("seq")
+        .select("player", "street", "kind", "amount", "to_amount", "is_all_in")
+    )
+    assert actions.rows() == [
+        ("Player5", 0, "post_sb", 20, 20, False),
+        ("Player6", 0, "post_bb", 40, 40, False),
+        ("Player7", 0, "fold", None, 0, False),
+        ("Player3", 0, "fold", None, 0, False),
+        ("Player0", 0, "fold", None, 0, False),
+        ("Player4", 0, "fold", None, 0, False),
+        ("Player1", 0, "fold", None, 0, False),
+        ("Player2", 0, "raise", 80, 80, False),  # "raises [80]": an increment
+        ("Hero", 0, "call", 80, 80, False),
+        ("Player5", 0, "call", 60, 80, False),  # "calls [60]" from the 20 small blind
+        ("Player6", 0, "call", 40, 80, False),
+        ("Player5", 1, "check", None, 0, False),
+        ("Player6", 1, "check", None, 0, False),
+        ("Player2", 1, "bet", 160, 160, False),
+        ("Hero", 1, "fold", None, 0, False),
+        ("Player5", 1, "fold", None, 0, False),
+        ("Player6", 1, "call", 160, 160, False),
+        ("Player6", 2, "check", None, 0, False),
+        ("Player2", 2, "check", None, 0, False),
+        ("Player6", 3, "check", None, 0, False),
+        ("Player2", 3, "bet", 320, 320, False),
+        ("Player6", 3, "call", 320, 320, False),
+        ("Player2", 3, "show", None, None, False),
+        ("Player6", 3, "show", None, None, False),
+    ]
+    collections = tables["collections"].sort("seq")
+    assert collections.select("player", "amount", "pot_index", "half").rows() == [
+        ("Player6", 640, 0, "high"),
+        ("Player2", 640, 0, "low"),
+    ]
+    assert tables["showdowns"].select("player", "cards", "high_desc", "low_desc").rows() == [
+        ("Player2", cards("2d Jd Qs Ah"), "a pair of Queens", "6,5,3,2,A"),
+        ("Player6", cards("9s Kh 4h Ts"), "a flush, King high", None),
+    ]
+
+
+@needs_corpus
+def test_golden_cash_fixed_limit_uncalled_bet_in_the_win() -> None:
+    """#11354414824: four bets preflop heads-up; "wins $239 USD" includes the $40 turn bet."""
+    tables = frames(parse_path(PARTY, "PartyPoker/cash/LO8-USD-20-40.201201.limit3format.txt"))
+    hand = tables["hands"].row(0, named=True)
+    assert (hand["currency"], hand["money_scale"], hand["limit_type"]) == ("USD", 100, "FL")
+    assert (hand["small_bet"], hand["big_bet"]) == (2000, 4000)
+    assert (hand["small_blind"], hand["big_blind"]) == (1000, 2000)  # from the posts
+    assert hand["started_at"] == datetime(2012, 1, 26, 23, 13, 53, tzinfo=UTC)
+    assert hand["board"] == cards("Qh Kd 6d Qs")
+    preflop = tables["actions"].filter(pl.col("street") == 0).sort("seq")
+    assert preflop.select("player", "kind", "amount", "to_amount").rows() == [
+        ("Player1", "post_sb", 1000, 1000),
+        ("Player0", "post_bb", 2000, 2000),
+        ("Player1", "raise", 3000, 4000),
+        ("Player0", "raise", 4000, 6000),
+        ("Player1", "raise", 4000, 8000),
+        ("Player0", "call", 2000, 8000),
+    ]
+    assert tables["collections"].select("player", "amount", "pot_index", "half").rows() == [
+        ("Player1", 23900, None, None)
+    ]
+
+
+# -- chip balance and audit --------------------------------------------------------------------
+
+
+@needs_corpus
+def test_chip_balance_leaves_a_plausible_unprinted_rake() -> None:
+    """No total or rake is printed: Σ put in − Σ collected is the rake, 0 in tournaments and
+    at most 5 % of the pot in cash (the uncalled bet is inside the won amount)."""
+    implied = implied_rake(corpus_tables(PARTY, "PartyPoker"))
+    assert implied.filter(pl.col("tournament_id").is_not_null())["rake"].to_list() == [0]
+    cash = implied.filter(pl.col("tournament_id").is_null())
+    assert cash.rows() == [("11354414824", None, 24000, 100)]  # $240 in, $239 paid
+
+
+@needs_corpus
+@pytest.mark.usefixtures("registered")
+def test_audit_payouts_match_once_the_unprinted_rake_is_known() -> None:
+    tables = corpus_tables(PARTY, "PartyPoker")
+    findings = audit(tables)
+    # The site prints no rake: the audit infers it (profile: rake_printed False). Player1
+    # "wins $239 USD" of $240 put in: the $1 is the rake, and the uncalled $40 is inside the
+    # amount won (uncalled_printed True).
+    assert payout_findings(findings).height == 0
+
+
+# -- damaged input -----------------------------------------------------------------------------
+
+HAND = """Game #{hand_id} starts.
+
+#Game No : {hand_id}
+***** Hand History for Game {hand_id} *****
+$1/$2 USD FL Omaha Hi-Lo - Thursday, January 26, 18:13:53 EST 2012
+Table Test (Real Money)
+Seat 2 is the button
+Total number of players : 3/6
+Seat 1: Alice ( $20 USD )
+Seat 2: Bob Jr ( $20 USD )
+Seat 3: Carol ( $20 USD )
+Alice posts small blind [$0.50 USD].
+Carol posts big blind [$1 USD].
+** Dealing down cards **
+Dealt to Alice [  {alice} ]
+Bob Jr calls [$1 USD]
+Carol: hi all
+Alice calls [$0.50 USD]
+Carol checks
+** Dealing Flop ** [ 2c, 3d, 4h ]
+Alice bets [$1 USD]
+Bob Jr folds
+Carol folds
+Alice does not show cards.
+Alice wins $3.85 USD
+"""
+
+
+def hand_text(hand_id: int, alice: str = "As Ks Qs Js") -> str:
+    return HAND.format(hand_id=hand_id, alice=alice)
+
+
+def parse_text(text: str | bytes) -> ParseResult:
+    return parse_data(PARTY, text.encode() if isinstance(text, str) else text)
+
+
+def test_synthetic_hands_and_the_next_games_start_line() -> None:
+    result = parse_text(hand_text(1) + hand_text(2) + "Game #3 starts.\n")
+    assert (result.hands_found, result.parsed, result.rejected) == (2, 2, 0)
+    tables = frames(result)
+    # "does not show cards" by the uncontested winner is not a muck.
+    assert "muck" not in tables["actions"]["kind"].to_list()
+    assert tables["seats"].filter(pl.col("is_hero"))["player"].to_list() == ["Alice", "Alice"]
+
+
+def test_truncated_hand_is_quarantined_and_the_rest_parsed() -> None:
+    cut = hand_text(2).split("** Dealing Flop **")[0]
+    result = parse_text(hand_text(1) + cut + hand_text(3))
+    assert (result.hands_found, result.parsed, result.rejected) == (3, 2, 1)
+    assert rejects(result) == [("2", "truncated hand: no payout line")]
+
+
+def test_garbage_line_and_impossible_cards() -> None:
+    garbage = hand_text(2).replace("Bob Jr folds", "\x13garbage ~~\nBob Jr folds")
+    duplicate = hand_text(3, alice="As As Qs Js")
+    result = parse_text(hand_text(1) + garbage + duplicate)
+    assert result.parsed == 1
+    assert dict(rejects(result)) == {
+        "2": "unrecognised line: \x13garbage ~~",
+        "3": "duplicate card code 51",
+    }
+    stored = frames(result)["rejects"].filter(pl.col("hand_id") == "2").row(0, named=True)
+    data = (hand_text(1) + garbage).encode()
+    assert data[stored["source_offset"] :].startswith(b"#Game No : 2")
+
+
+def test_text_before_the_first_hand_and_other_games() -> None:
+    holdem = hand_text(2).replace("FL Omaha Hi-Lo", "NL Texas Hold'em")
+    result = parse_text("exported by some tool\n" + hand_text(1) + holdem)
+    assert (result.hands_found, result.parsed, result.skipped, result.rejected) == (3, 1, 1, 1)
+    assert result.skipped_games == {"Texas Hold'em": 1}
+    assert rejects(result) == [(None, "text before the first hand header")]
