@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from parsers.base import ParseResult, SiteParser
+from parsers.absolute import AbsoluteParser
+from parsers.bovada import BovadaParser
+from parsers.cake import CakeParser
 from parsers.everleaf import EverleafParser
 from parsers.fulltilt import FullTiltParser
+from parsers.kingsclub import KingsClubParser
+from parsers.ongame import OnGameParser
 from parsers.pacific import PacificParser
 from parsers.partypoker import PartyPokerParser
 from parsers.pkr import PkrParser
@@ -28,6 +33,11 @@ PARSERS: tuple[SiteParser, ...] = (
     WpnOldParser(),
     EverleafParser(),
     PkrParser(),
+    BovadaParser(),
+    OnGameParser(),
+    KingsClubParser(),
+    CakeParser(),
+    AbsoluteParser(),
 )
 
 

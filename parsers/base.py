@@ -11,7 +11,9 @@ import pyarrow as pa
 
 from pipeline.schema import HAND_TABLES, REJECTS
 
-__all__ = ["ParseResult", "SiteParser", "table_from_frame"]
+__all__ = ["GAME_CODE", "ParseResult", "SiteParser", "table_from_frame"]
+
+GAME_CODE = "O8"
 
 
 @dataclass
@@ -58,5 +60,9 @@ class SiteParser(Protocol):
 def table_from_frame(frame: pl.DataFrame, table: str) -> pa.Table:
     """Cast a polars frame to the canonical Arrow schema of ``table`` (columns in order)."""
     schema = HAND_TABLES[table] if table in HAND_TABLES else REJECTS
+    if table == "hands":
+        # Only Omaha Hi/Lo hands are kept (other games are counted as skipped), so every row
+        # is the one game, named as DESIGN.md names it whatever the site printed.
+        frame = frame.with_columns(game=pl.lit(GAME_CODE))
     arrow = frame.select(schema.names).to_arrow()
     return arrow.cast(schema)

@@ -687,9 +687,14 @@ class _Block:
 
     def _posted(self) -> pl.DataFrame:
         verb = pl.col("verb")
+        # A blind posted all-in for less says nothing about the table's blind.
+        full = pl.col("all_in").is_null()
         return self.acts.group_by("hand").agg(
-            posted_sb=pl.col("amount").filter(verb == "posts small blind").max(),
-            posted_bb=pl.col("amount").filter(verb == "posts big blind").max(),
+            posted_sb=pl.coalesce(
+                pl.col("amount").filter((verb == "posts small blind") & full).max(),
+                pl.col("amount").filter(verb == "posts small blind").max(),
+            ),
+            posted_bb=pl.col("amount").filter((verb == "posts big blind") & full).max(),
             posted_ante=pl.col("amount").filter(verb == "posts the ante").max(),
         )
 
@@ -897,7 +902,7 @@ class _Block:
             .then(pl.lit("missing or unreadable total pot / rake"))
             .when(pl.col("limit_type").is_null())
             .then(pl.lit("unknown betting limit"))
-            .when(pl.col("big_blind").is_null() | pl.col("small_blind").is_null())
+            .when(pl.col("big_blind").is_null())
             .then(pl.lit("unreadable stakes"))
             .when(pl.col("board").list.drop_nulls().list.len() < pl.col("board").list.len())
             .then(pl.lit("unreadable board card"))

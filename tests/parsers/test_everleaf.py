@@ -54,7 +54,7 @@ def test_golden_tied_high_and_low() -> None:
     assert (hand["site"], hand["table_name"], hand["game"]) == (
         "everleaf",
         "Kentfield I",
-        "Omaha Hi/Lo",
+        "O8",
     )
     assert (hand["limit_type"], hand["currency"], hand["money_scale"]) == ("FL", "USD", 100)
     assert (hand["small_bet"], hand["big_bet"], hand["small_blind"], hand["big_blind"]) == (

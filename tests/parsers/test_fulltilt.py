@@ -59,7 +59,7 @@ def test_golden_observed_hand_with_chat() -> None:
     hand = tables["hands"].row(0, named=True)
     assert (hand["site"], hand["hand_id"], hand["table_name"]) == ("fulltilt", "1088791321", "Vero")
     assert (hand["game"], hand["limit_type"], hand["currency"], hand["money_scale"]) == (
-        "Omaha Hi/Lo",
+        "O8",
         "FL",
         "USD",
         100,
@@ -196,7 +196,7 @@ def test_golden_utf16_ten_game_hand() -> None:
     """The one Limit Omaha H/L hand of the UTF-16LE 10-Game file: CET with [ET], "adds $5"."""
     tables = frames(parse_path(FTP, TEN_GAME))
     hand = tables["hands"].row(0, named=True)
-    assert hand["hand_id"] == "29704107511" and hand["game"] == "Omaha H/L"
+    assert hand["hand_id"] == "29704107511" and hand["game"] == "O8"
     assert (hand["small_bet"], hand["big_bet"], hand["small_blind"], hand["big_blind"]) == (
         250,
         500,

@@ -127,7 +127,7 @@ def test_imitated_hand_field_by_field() -> None:
     assert (hand["site"], hand["hand_id"], hand["game"], hand["limit_type"]) == (
         "ggpoker",
         "OM100000001",
-        "Omaha Hi/Lo",
+        "O8",
         "PL",
     )
     assert (hand["currency"], hand["money_scale"], hand["small_blind"], hand["big_blind"]) == (

@@ -59,7 +59,7 @@ def test_golden_play_money_fixed_limit_split() -> None:
         "Cologne",
     )
     assert (hand["game"], hand["limit_type"], hand["currency"], hand["money_scale"]) == (
-        "OmahaHL",
+        "O8",
         "FL",
         "PLAY",
         100,

@@ -155,7 +155,7 @@ def test_golden_ties_in_both_halves() -> None:
     assert (hand["site"], hand["hand_id"], hand["game"], hand["limit_type"]) == (
         "pkr",
         "1830508295",
-        "OMAHA HI/LO",
+        "O8",
         "PL",
     )
     assert (hand["currency"], hand["money_scale"], hand["small_blind"], hand["big_blind"]) == (

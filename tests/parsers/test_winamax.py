@@ -161,7 +161,7 @@ def test_golden_scoop_with_labelled_halves() -> None:
     tables = frames(parse_file("Winamax/cash/PLO8-6max-EUR-1.00-2.00-201611.txt"))
     hand = tables["hands"].row(0, named=True)
     assert hand["hand_id"] == "9247976-238-1478874600"
-    assert (hand["site"], hand["game"], hand["limit_type"]) == ("winamax", "Omaha Hi/Lo", "PL")
+    assert (hand["site"], hand["game"], hand["limit_type"]) == ("winamax", "O8", "PL")
     assert (hand["currency"], hand["money_scale"]) == ("EUR", 100)
     assert (hand["small_blind"], hand["big_blind"], hand["small_bet"], hand["ante"]) == (
         100,
@@ -218,7 +218,7 @@ def test_golden_play_money_split() -> None:
     """#8976324-443-1476102647: play money with cents; 0.47 high to Player0, 0.46 low to Hero."""
     tables = frames(parse_file("Winamax/cash/PLO8-2max-play-0.05-0.10-201610.export.txt"))
     hand = tables["hands"].row(0, named=True)
-    assert (hand["game"], hand["currency"], hand["money_scale"]) == ("Omaha8", "PLAY", 100)
+    assert (hand["game"], hand["currency"], hand["money_scale"]) == ("O8", "PLAY", 100)
     assert (hand["small_blind"], hand["big_blind"], hand["total_pot"], hand["rake"]) == (
         5,
         10,

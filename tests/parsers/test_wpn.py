@@ -168,7 +168,7 @@ def test_golden_fixed_limit_scoop() -> None:
     assert (hand["site"], hand["hand_id"], hand["game"], hand["limit_type"]) == (
         "wpn",
         "78708209",
-        "Omaha H/L",
+        "O8",
         "FL",
     )
     assert (hand["currency"], hand["money_scale"], hand["tournament_id"]) == ("USD", 100, None)

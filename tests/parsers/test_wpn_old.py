@@ -192,7 +192,7 @@ def test_golden_disconnected_all_in_side_pot() -> None:
     assert (hand["site"], hand["hand_id"], hand["game"], hand["limit_type"]) == (
         "wpn_old",
         "741631166",
-        "Omaha HiLow",
+        "O8",
         "FL",
     )
     assert (hand["currency"], hand["money_scale"], hand["table_name"]) == ("USD", 100, "(PRR) Xana")
