@@ -131,12 +131,14 @@ def _contenders(hands: pl.DataFrame, seats: pl.DataFrame, actions: pl.DataFrame)
             .then(-amount)
             .otherwise(0),
             gave_up=kind.is_in(["fold", "muck"]),
+            mucked=kind == "muck",
             showed=kind == "show",
         )
         .group_by("hand_row", "player_key")
         .agg(
             put_in=pl.col("signed").sum(),
             folded=pl.col("gave_up").any(),
+            mucked=pl.col("mucked").any(),
             showed=pl.col("showed").any(),
         )
     )
@@ -146,13 +148,14 @@ def _contenders(hands: pl.DataFrame, seats: pl.DataFrame, actions: pl.DataFrame)
         seats.select("hand_row", "player_key"),
         per_player,
         ["hand_row", "player_key"],
-        ["put_in", "folded", "showed"],
+        ["put_in", "folded", "mucked", "showed"],
     )
     players = (
         seats.with_columns(looked_up)
         .with_columns(
             put_in=pl.col("put_in").fill_null(0),
             folded=pl.col("folded").fill_null(False),
+            mucked=pl.col("mucked").fill_null(False),
             showed=pl.col("showed").fill_null(False),
             clockwise=(pl.col("seat").cast(pl.Int32) - _per_hand(button, "button") - 1) % 256,
         )
@@ -244,6 +247,13 @@ def audit_tables(
     A hand present twice (same site and number) is audited once. ``rake_schedule`` names the
     rake rules the hands were played under (`pipeline.profiles.rake_rule_for`).
     """
+    if hands.height == 0:
+        return AuditResult(
+            payouts=pl.DataFrame(schema=PAYOUT_SCHEMA),
+            discrepancies=_empty_findings(),
+            hands=0,
+            unevaluable=0,
+        )
     hands = (
         hands.unique(subset=HAND_KEY, keep="first", maintain_order=True)
         .sort(HAND_KEY)
@@ -258,7 +268,13 @@ def audit_tables(
     players = _contenders(hands, seats, actions)
     hand_row = players["hand_row"].to_numpy()
     hand_start = np.searchsorted(hand_row, np.arange(hands.height + 1)).astype(np.int64)
-    pots = build_pots(hand_start, players["put_in"].to_numpy(), players["folded"].to_numpy())
+    # A player who went all-in and then mucked gave up the pots but still set their level.
+    pots = build_pots(
+        hand_start,
+        players["put_in"].to_numpy(),
+        players["folded"].to_numpy(),
+        players["mucked"].to_numpy(),
+    )
 
     high, low, readable = _strengths(players, hands)
     boards = np.where(hands["board2"].list.len().fill_null(0).to_numpy() == 5, 2, 1)

@@ -56,7 +56,10 @@ class PayoutTable:
 
 @numba.njit(cache=True)
 def _build_pots_kernel(
-    hand_start: Int64Array, put_in: Int64Array, folded: npt.NDArray[np.bool_]
+    hand_start: Int64Array,
+    put_in: Int64Array,
+    folded: npt.NDArray[np.bool_],
+    mucked: npt.NDArray[np.bool_],
 ) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array, Int64Array]:
     hands = hand_start.shape[0] - 1
     players = put_in.shape[0]
@@ -73,7 +76,9 @@ def _build_pots_kernel(
         levels = np.empty(last - first, dtype=np.int64)
         count = 0
         for p in range(first, last):
-            if not folded[p] and put_in[p] > 0:
+            # Levels come from the players who reached showdown, mucked or not: an all-in
+            # player who mucks still capped a pot, though it is no longer theirs to win.
+            if (not folded[p] or mucked[p]) and put_in[p] > 0:
                 levels[count] = put_in[p]
                 count += 1
         levels = np.unique(levels[:count])
@@ -124,13 +129,23 @@ def _build_pots_kernel(
 
 
 def build_pots(
-    hand_start: Int64Array, put_in: Int64Array, folded: npt.NDArray[np.bool_]
+    hand_start: Int64Array,
+    put_in: Int64Array,
+    folded: npt.NDArray[np.bool_],
+    mucked: npt.NDArray[np.bool_] | None = None,
 ) -> PotTable:
-    """Main and side pots of every hand from each player's total contribution."""
+    """Main and side pots of every hand from each player's total contribution.
+
+    ``folded`` players (a fold, or a muck at showdown) can win nothing; ``mucked`` ones among
+    them still mark a pot level with their contribution.
+    """
+    if mucked is None:
+        mucked = np.zeros(len(put_in), dtype=np.bool_)
     hand, index, amount, eligible_start, eligible = _build_pots_kernel(
         np.ascontiguousarray(hand_start, dtype=np.int64),
         np.ascontiguousarray(put_in, dtype=np.int64),
         np.ascontiguousarray(folded, dtype=np.bool_),
+        np.ascontiguousarray(mucked, dtype=np.bool_),
     )
     return PotTable(hand, index, amount, eligible_start, eligible)
 
