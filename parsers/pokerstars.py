@@ -26,6 +26,7 @@ from typing import ClassVar
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from parsers.base import ParseResult, table_from_frame
 from parsers.columns import cards_list, local_time_to_utc, money
@@ -362,38 +363,44 @@ class _Block:
     def _results(
         self, frames: dict[str, pl.DataFrame], headers: pl.DataFrame, skipped: pl.DataFrame
     ) -> list[ParseResult]:
-        """Split the block's tables and counts by source file."""
-        segment_file = pl.lit(pl.Series("segment_file", self.segment_file))
-        by_file: dict[str, dict[int, pl.DataFrame]] = {}
+        """Split the block's tables and counts by source file.
+
+        Every table is sorted by segment and segments follow the files' order, so each file's
+        rows are one contiguous slice of each table: converted once, sliced without copying.
+        """
+        files = len(self.source_files)
+        slices: dict[str, tuple[pa.Table, np.ndarray]] = {}
         for name, frame in frames.items():
-            with_file = frame.with_columns(file=segment_file.gather(pl.col("hand")))
-            by_file[name] = {
-                int(key[0]): part  # type: ignore[call-overload]
-                for key, part in with_file.partition_by("file", as_dict=True).items()
-            }
+            row_files = self.segment_file[frame["hand"].to_numpy()]
+            bounds = np.searchsorted(row_files, np.arange(files + 1))
+            slices[name] = (table_from_frame(frame, name), bounds)
         header_files = self.segment_file[headers["hand"].to_numpy()]
         skipped_files = self.segment_file[skipped["hand"].to_numpy()]
         rejected_segments = frames["rejects"]["hand"].to_numpy()
         preamble_files = self.segment_file[
             rejected_segments[~np.isin(rejected_segments, headers["hand"].to_numpy())]
         ]
+        found = np.bincount(header_files, minlength=files) + np.bincount(
+            preamble_files, minlength=files
+        )
+        skipped_counts = np.bincount(skipped_files, minlength=files)
         results = []
-        for file in range(len(self.source_files)):
-            parts = {name: by_file[name].get(file) for name in frames}
+        for file in range(files):
             tables = {
-                name: table_from_frame(
-                    part if part is not None else frames[name].clear(), name
-                )
-                for name, part in parts.items()
+                name: table.slice(bounds[file], bounds[file + 1] - bounds[file])
+                for name, (table, bounds) in slices.items()
             }
-            games = skipped.filter(pl.Series(skipped_files == file)).group_by("game").len()
-            preambles = int((preamble_files == file).sum())
+            games = (
+                skipped.filter(pl.Series(skipped_files == file)).group_by("game").len()
+                if skipped_counts[file]
+                else skipped.clear().group_by("game").len()
+            )
             results.append(
                 ParseResult(
                     tables=tables,
-                    hands_found=int((header_files == file).sum()) + preambles,
+                    hands_found=int(found[file]),
                     parsed=tables["hands"].num_rows,
-                    skipped=int((skipped_files == file).sum()),
+                    skipped=int(skipped_counts[file]),
                     rejected=tables["rejects"].num_rows,
                     skipped_games={str(k): int(v) for k, v in games.sort("game").iter_rows()},
                 )
