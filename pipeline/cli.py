@@ -301,6 +301,277 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(EXIT_FATAL)
 
 
+# -- stats and query (issue 6) --------------------------------------------------------------------
+
+if TYPE_CHECKING:
+    import polars as pl
+
+STATS_FORMATS = ("table", "csv", "json", "parquet")
+STAGE_TOP_PLAYERS = 10
+
+
+@app.command()
+def stats(
+    dataset: Annotated[Path, typer.Argument(help="The dataset folder.", show_default=False)],
+    player: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--player", "-p", help="Only this player (repeat for several).", show_default=False
+        ),
+    ] = None,
+    site: Annotated[str | None, typer.Option("--site", help="Only this site.")] = None,
+    limit: Annotated[
+        str | None, typer.Option("--limit", help="Only this limit: FL, PL or NL.")
+    ] = None,
+    stakes: Annotated[
+        str | None,
+        typer.Option("--stakes", help="Only these stakes, e.g. 0.01/0.02 (blinds; FL: bets)."),
+    ] = None,
+    since: Annotated[
+        str | None, typer.Option("--since", help="First day, YYYY-MM-DD (UTC, included).")
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option("--until", help="Last day, YYYY-MM-DD (UTC, included).")
+    ] = None,
+    by: Annotated[
+        str | None, typer.Option("--by", help="Also group by: position, stakes, month or site.")
+    ] = None,
+    min_hands: Annotated[
+        int | None, typer.Option("--min-hands", min=0, help="Leave out rows with fewer hands.")
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--format", "-f", help="table, csv, json or parquet.")
+    ] = "table",
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write to this file (parquet needs it).")
+    ] = None,
+    counts: Annotated[
+        bool, typer.Option("--counts", help="Add every numerator and denominator.")
+    ] = False,
+) -> None:
+    """Player statistics (docs/stats.md): one row per player and currency, most hands first.
+
+    Ratios are fractions 0..1; net_won and rake_paid are in the currency named in the row.
+    The table format shows the main columns; csv, json and parquet carry all of them.
+    """
+    if output_format not in STATS_FORMATS:
+        _fail(f"--format {output_format!r}: use one of {', '.join(STATS_FORMATS)}")
+    if output_format == "parquet" and out is None:
+        _fail("--format parquet needs --out FILE")
+    _require_dataset(dataset)
+    from pipeline.stats import compute_stats
+
+    try:
+        frame = compute_stats(
+            dataset,
+            players=player or None,
+            site=site,
+            limit=limit,
+            stakes=stakes,
+            since=since,
+            until=until,
+            by=by,
+            min_hands=min_hands,
+            counts=counts,
+        )
+    except ValueError as error:
+        _fail(str(error))
+    _write_frame(frame, output_format, out, table_columns=not counts)
+
+
+@app.command()
+def query(
+    dataset: Annotated[Path, typer.Argument(help="The dataset folder.", show_default=False)],
+    sql: Annotated[str, typer.Argument(help="The SQL to run.", show_default=False)],
+    output_format: Annotated[
+        str, typer.Option("--format", "-f", help="table, csv, json or parquet.")
+    ] = "table",
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write to this file (parquet needs it).")
+    ] = None,
+) -> None:
+    """Run SQL on DATASET/hilo.duckdb (every table and model is a view there) and print it."""
+    if output_format not in STATS_FORMATS:
+        _fail(f"--format {output_format!r}: use one of {', '.join(STATS_FORMATS)}")
+    if output_format == "parquet" and out is None:
+        _fail("--format parquet needs --out FILE")
+    _require_dataset(dataset)
+    import duckdb
+    import polars as pl
+
+    from pipeline.stats import open_database
+
+    connection = open_database(dataset)
+    try:
+        result = connection.sql(sql)
+        if result is None:  # a statement with no result (create, set, ...)
+            typer.echo("ok")
+            return
+        frame = pl.from_arrow(result.to_arrow_table())
+    except duckdb.Error as error:
+        _fail(f"query failed: {error}")
+    finally:
+        connection.close()
+    assert isinstance(frame, pl.DataFrame)
+    _write_frame(frame, output_format, out, table_columns=False)
+
+
+def stats_stage(context: RunContext) -> None:
+    """Stage of ``run`` after the audit: refresh OUT/dataset/hilo.duckdb, show the top players."""
+    from pipeline.stats import DATABASE_NAME, compute_stats
+
+    frame = compute_stats(context.dataset).head(STAGE_TOP_PLAYERS)
+    typer.echo(f"stats: top {frame.height} players by hands")
+    _write_frame(frame, "table", None, table_columns=True)
+    typer.echo(f"stats: {context.dataset / DATABASE_NAME} (hilo stats / hilo query for more)")
+
+
+STAGES.append(stats_stage)
+
+
+def _require_dataset(dataset: Path) -> None:
+    if not (dataset / "files").is_dir():
+        _fail(f"not a hilo dataset (no files manifest): {dataset}")
+
+
+def _write_frame(
+    frame: pl.DataFrame, output_format: str, out: Path | None, *, table_columns: bool
+) -> None:
+    """Print or write ``frame`` as a text table, CSV, JSON (rows) or Parquet."""
+    try:
+        if output_format == "parquet":
+            assert out is not None
+            frame.write_parquet(out)
+            typer.echo(f"{frame.height} rows: {out}")
+            return
+        if output_format == "csv":
+            text = frame.write_csv()
+        elif output_format == "json":
+            text = frame.write_json()
+        else:
+            from pipeline.stats import stats_table_columns
+
+            shown = frame.select(stats_table_columns(frame)) if table_columns else frame
+            text = _text_table(shown)
+        if out is None:
+            typer.echo(text.rstrip("\n"))
+        else:
+            out.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+            typer.echo(f"{frame.height} rows: {out}")
+    except OSError as error:
+        _fail(f"cannot write {out}: {error.strerror or error}")
+
+
+def _text_table(frame: pl.DataFrame) -> str:
+    """A plain aligned table: numbers right-aligned, fractions to 3 places, null as '-'."""
+
+    def cell(value: object) -> str:
+        if value is None:
+            return "-"
+        if isinstance(value, float):
+            return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+        return str(value)
+
+    numeric = {name for name, kind in frame.schema.items() if kind.is_numeric()}
+    rows = [[cell(value) for value in row] for row in frame.iter_rows()]
+    header = frame.columns
+    widths = [
+        max([len(name)] + [len(row[index]) for row in rows]) for index, name in enumerate(header)
+    ]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(
+            value.rjust(width) if name in numeric else value.ljust(width)
+            for value, width, name in zip(values, widths, header, strict=True)
+        ).rstrip()
+
+    body = [line(header), line(["-" * width for width in widths])]
+    body.extend(line(row) for row in rows)
+    body.append(f"({frame.height} rows)")
+    return "\n".join(body) + "\n"
+
+
+# -- report (issue 10) ----------------------------------------------------------------------------
+
+
+@app.command()
+def report(
+    dataset: Annotated[Path, typer.Argument(help="The dataset folder.", show_default=False)],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="The HTML file to write.")
+    ] = Path("report.html"),
+    player: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--player",
+            "-p",
+            help="Report on this player (repeat for several); default: the most hands.",
+            show_default=False,
+        ),
+    ] = None,
+    since: Annotated[
+        str | None, typer.Option("--since", help="First day, YYYY-MM-DD (UTC, included).")
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option("--until", help="Last day, YYYY-MM-DD (UTC, included).")
+    ] = None,
+    top: Annotated[
+        int, typer.Option("--top", min=1, help="Players shown when no --player is given.")
+    ] = 5,
+    max_findings: Annotated[
+        int, typer.Option("--max-findings", min=0, help="Rows of the findings table.")
+    ] = 250,
+) -> None:
+    """Write one self-contained HTML report: overview, audit findings, player results."""
+    if not (dataset / "files").is_dir():
+        _fail(f"not a hilo dataset (no files manifest): {dataset}")
+    _write_report(dataset, out, player or None, since, until, top, max_findings)
+
+
+def report_stage(context: RunContext) -> None:
+    """Last stage of ``run``: write ``OUT/report.html``."""
+    from pipeline.report import DEFAULT_TOP, MAX_FINDINGS, REPORT_NAME
+
+    _write_report(
+        context.dataset, context.out / REPORT_NAME, None, None, None, DEFAULT_TOP, MAX_FINDINGS
+    )
+
+
+def _write_report(
+    dataset: Path,
+    out: Path,
+    players: list[str] | None,
+    since: str | None,
+    until: str | None,
+    top: int,
+    max_findings: int,
+) -> None:
+    import datetime as dt
+
+    from pipeline.report import write_report
+
+    for name, value in (("--since", since), ("--until", until)):
+        if value is not None:
+            try:
+                dt.date.fromisoformat(value)
+            except ValueError:
+                _fail(f"{name} {value!r} is not a date (YYYY-MM-DD)")
+    try:
+        summary = write_report(
+            dataset, out, players, since, until, top=top, max_findings=max_findings
+        )
+    except OSError as error:
+        _fail(f"cannot write the report to {out}: {error.strerror or error}")
+    typer.echo(
+        f"report: {summary.hands} hands · {summary.players} players · {summary.findings} findings"
+        f" · {summary.size / 1e6:.1f} MB in {summary.seconds:.1f} s"
+    )
+    typer.echo(f"report: {summary.path}")
+
+
+STAGES.append(report_stage)
+
+
 def main() -> None:
     """Entry point for ``python -m pipeline.cli``."""
     app()

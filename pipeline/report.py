@@ -1,0 +1,2189 @@
+"""``hilo report``: one self-contained HTML page over a dataset and its audit.
+
+The page holds an overview (hands, sites, stakes, dates, what the ``files`` manifest counted), the
+audit's findings (by kind and site, money affected, a capped table whose rows open on the hand's
+key lines, read back from the source file or rebuilt from the tables), and for the top players
+by hands (or those asked for) a cumulative winnings graph with showdown and non-showdown lines,
+the statistics of `pipeline.stats.compute_stats`, results by position and by stakes, and the
+hi/lo breakdown of the pots the audit paid them.
+
+Safety: every user-controlled text (player, table and file names, hand text, finding details)
+goes through `html.escape` (the small builder below escapes by default: only `Safe` text is
+inserted as is). The page has no script at all, and a Content-Security-Policy that forbids
+scripts and every network fetch, so nothing from the data can run or call out even if a future
+edit forgot to escape. Charts are matplotlib SVG inlined in the page (no text from the data is
+drawn in them; mathtext is off).
+
+Size: a winnings curve keeps at most ``max_points`` points per player and currency, the findings
+table at most ``max_findings`` rows (a fair share per kind, with a note), so a report over
+millions of hands stays around a megabyte or two.
+
+Money is exact: amounts are int64 minor units, shown through `decimal.Decimal` with the currency
+named ("1,234.50 USD", "12,000 chips"); only chart coordinates are floats.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import html
+import io
+import math
+import os
+import re
+import time
+import zipfile
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from decimal import Decimal
+from importlib import resources
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, cast
+
+import numpy as np
+import polars as pl
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "DEFAULT_TOP",
+    "MAX_CURVE_POINTS",
+    "MAX_FINDINGS",
+    "REPORT_NAME",
+    "ReportData",
+    "ReportSummary",
+    "Safe",
+    "build_report",
+    "curve_indices",
+    "format_money",
+    "render_report",
+    "write_report",
+]
+
+REPORT_NAME = "report.html"
+DEFAULT_TOP = 5
+MAX_FINDINGS = 250
+MAX_CURVE_POINTS = 2000
+MAX_HAND_BYTES = 64 << 10
+MAX_LISTED_FILES = 50
+MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
+# Finding kinds whose expected/recorded are amounts of money (the others hold seats, bet
+# numbers or nothing): docs/audit.md.
+MONEY_KINDS = (
+    "payout",
+    "missing_winner",
+    "unexpected_winner",
+    "odd_chip",
+    "rake",
+    "chip_conservation",
+    "bet_size",
+    "pot_limit",
+    "blinds",
+)
+POSITION_ORDER = ("SB", "BB", "UTG", "UTG+1", "UTG+2", "UTG+3", "LJ", "HJ", "CO", "BTN")
+HILO_OUTCOMES = (
+    ("scooped", "Scooped (whole pot alone)"),
+    ("high_only", "High only (high half alone)"),
+    ("low_only", "Low only (low half alone)"),
+    ("quartered", "Quartered (one half, shared by two)"),
+    ("split_half", "One half, shared by three or more"),
+    ("three_quartered", "Three-quartered (both halves, not alone)"),
+    ("chopped", "Chopped (no low, whole pot shared)"),
+)
+CURVE_COLOURS = {"all": "#2e7d32", "showdown": "#1f5fbf", "non_showdown": "#c62828"}
+CURVE_LABELS = {"all": "all hands", "showdown": "showdown", "non_showdown": "non-showdown"}
+HAND_KEY = ["site", "hand_id"]
+_CURRENCY_CODE = re.compile(r"^[A-Z]{3,6}$")
+_SVG_HEAD = re.compile(r"^.*?(<svg\b)", re.DOTALL)
+_SVG_SIZE = re.compile(r'\s(?:width|height)="[^"]*"')
+_SVG_PATH = re.compile(r'\sd="[^"]*"')
+_SVG_NUMBER = re.compile(r"-?\d+\.\d+")
+_RANKS = "23456789TJQKA"
+_SUITS = "cdhs"
+
+
+# -- escaping -------------------------------------------------------------------------------------
+
+
+class Safe(str):
+    """Text that is already HTML (made by this module); everything else gets escaped."""
+
+    __slots__ = ()
+
+
+def escape(value: object) -> Safe:
+    """Return ``value`` as HTML text: `Safe` unchanged, anything else through `html.escape`.
+
+    >>> print(escape("<script>alert('x') & \\"y\\"</script>"))
+    &lt;script&gt;alert(&#x27;x&#x27;) &amp; &quot;y&quot;&lt;/script&gt;
+    """
+    if isinstance(value, Safe):
+        return value
+    return Safe(html.escape("" if value is None else str(value), quote=True))
+
+
+def _children(items: Iterable[object]) -> Iterator[Safe]:
+    for item in items:
+        if item is None or item is False:
+            continue
+        if isinstance(item, (list, tuple)) or (
+            not isinstance(item, str) and isinstance(item, Iterator)
+        ):
+            yield from _children(item)
+        else:
+            yield escape(item)
+
+
+def tag(name: str, *children: object, **attributes: object) -> Safe:
+    """``<name attributes>children</name>`` with every attribute value and text escaped.
+
+    ``class_`` gives ``class``; underscores become dashes (``data_minor`` → ``data-minor``);
+    ``True`` gives a bare attribute; ``None``/``False`` leave it out.
+
+    >>> tag("td", "<b>", class_="num", data_minor=5)
+    '<td class="num" data-minor="5">&lt;b&gt;</td>'
+    """
+    parts = [f"<{name}"]
+    for key, value in attributes.items():
+        if value is None or value is False:
+            continue
+        attribute = key.rstrip("_").replace("_", "-")
+        if value is True:
+            parts.append(f" {attribute}")
+        else:
+            parts.append(f' {attribute}="{html.escape(str(value), quote=True)}"')
+    parts.append(">")
+    parts.extend(_children(children))
+    parts.append(f"</{name}>")
+    return Safe("".join(parts))
+
+
+def join(items: Iterable[object], separator: str = "") -> Safe:
+    """Escaped concatenation of ``items``."""
+    return Safe(escape(separator).join(_children(items)))
+
+
+# -- formatting -----------------------------------------------------------------------------------
+
+
+def currency_name(currency: str | None) -> str:
+    """How a currency is named after an amount: the ISO code, or chips for tournaments.
+
+    >>> currency_name("USD"), currency_name("CHIPS"), currency_name("PLAY")
+    ('USD', 'chips', 'play chips')
+    """
+    if currency in (None, "", "CHIPS"):
+        return "chips"
+    if currency == "PLAY":
+        return "play chips"
+    return str(currency)
+
+
+def _decimals(scale: int) -> int:
+    return max(0, round(math.log10(scale))) if scale and scale > 0 else 0
+
+
+def format_amount(minor: int | None, scale: int) -> str:
+    """An amount in minor units as currency units with thousands separators (exact).
+
+    >>> format_amount(-123456, 100), format_amount(12000, 1), format_amount(None, 100)
+    ('-1,234.56', '12,000', '–')
+    """
+    if minor is None:
+        return "–"
+    scale = scale or 1
+    value = Decimal(int(minor)) / Decimal(scale)
+    return f"{value:,.{_decimals(scale)}f}"
+
+
+def format_money(minor: int | None, currency: str | None, scale: int) -> str:
+    """An amount in minor units with the currency named.
+
+    >>> format_money(250, "USD", 100), format_money(-3000, "CHIPS", 1)
+    ('2.50 USD', '-3,000 chips')
+    """
+    if minor is None:
+        return "–"
+    return f"{format_amount(minor, scale)} {currency_name(currency)}"
+
+
+def _decimal_money(value: Decimal | float | None, currency: str | None, scale: int) -> str:
+    if value is None:
+        return "–"
+    number = Decimal(str(value))
+    return f"{number:,.{_decimals(scale or 1)}f} {currency_name(currency)}"
+
+
+def _count(value: int | None) -> str:
+    return "–" if value is None else f"{int(value):,}"
+
+
+def _percent(numerator: float | None, denominator: float | None = 1.0) -> str:
+    if numerator is None or not denominator:
+        return "–"
+    return f"{100.0 * numerator / denominator:.1f}%"
+
+
+def _number(value: float | None, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+def _card(code: int | None) -> str:
+    if code is None:
+        return "??"
+    return _RANKS[code // 4] + _SUITS[code % 4]
+
+
+def _cards(codes: Sequence[int | None] | None) -> str:
+    return " ".join(_card(code) for code in codes) if codes else ""
+
+
+def _sign_class(value: float | Decimal | None) -> str | None:
+    if value is None:
+        return "num"
+    return "num neg" if value < 0 else ("num pos" if value > 0 else "num")
+
+
+def _money_cell(minor: int | None, currency: str | None, scale: int) -> Safe:
+    return tag(
+        "td",
+        format_money(minor, currency, scale),
+        class_=_sign_class(minor),
+        data_minor=None if minor is None else int(minor),
+    )
+
+
+def _num_cell(text: str, value: object = None) -> Safe:
+    return tag("td", text, class_="num", data_value=value)
+
+
+def _table(
+    headers: Sequence[tuple[str, bool]],
+    rows: Iterable[Sequence[object]],
+    *,
+    class_: str | None = None,
+    footer: Sequence[object] | None = None,
+    **attributes: object,
+) -> Safe:
+    """A table: ``headers`` are (label, is_number); a row item is a `Safe` ``<td>`` or text."""
+    head = tag(
+        "thead",
+        tag(
+            "tr", [tag("th", label, class_="num" if number else None) for label, number in headers]
+        ),
+    )
+    body_rows = []
+    for row in rows:
+        cells = [
+            item if isinstance(item, Safe) and item.startswith("<td") else tag("td", item)
+            for item in row
+        ]
+        body_rows.append(tag("tr", cells))
+    foot = None
+    if footer is not None:
+        foot = tag(
+            "tfoot",
+            tag(
+                "tr",
+                [
+                    item if isinstance(item, Safe) and item.startswith("<td") else tag("td", item)
+                    for item in footer
+                ],
+            ),
+        )
+    return tag("table", head, tag("tbody", body_rows), foot, class_=class_, **attributes)
+
+
+# -- reading the dataset --------------------------------------------------------------------------
+
+
+def _part_paths(root: Path, table: str) -> list[str]:
+    from pipeline.dataset import read_manifest
+
+    manifest = read_manifest(root)
+    found: set[str] = set()
+    for parts in manifest.column("parts").to_pylist():
+        for part in parts or ():
+            if part.startswith(f"{table}/") and (root / part).is_file():
+                found.add(str(root / part))
+    return sorted(found)
+
+
+def _scan(root: Path, table: str, columns: Sequence[str]) -> pl.LazyFrame:
+    """The committed rows of ``table`` (only the parts the manifest names), some columns."""
+    from pipeline.schema import TABLES
+
+    paths = _part_paths(root, table)
+    if not paths:
+        empty = pl.from_arrow(TABLES[table].empty_table())
+        assert isinstance(empty, pl.DataFrame)
+        return empty.lazy().select(columns)
+    return pl.scan_parquet(paths, hive_partitioning=False).select(columns)
+
+
+def _audit_table(root: Path, name: str, schema: dict[str, Any]) -> pl.DataFrame | None:
+    """An audit output (``DATASET/audit/<name>``), or None when the dataset was not audited."""
+    paths = sorted(str(path) for path in (root / "audit" / name).glob("site=*/part-*.parquet"))
+    if not (root / "audit" / name).is_dir():
+        return None
+    if not paths:
+        return pl.DataFrame(schema=schema)
+    frame = pl.scan_parquet(paths, hive_partitioning=True).collect()
+    return frame.select([pl.col(column).cast(kind) for column, kind in schema.items()])
+
+
+def _as_date(value: str | dt.date | None, name: str) -> dt.date | None:
+    if value is None or isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError as error:
+        raise ValueError(f"{name} {value!r} is not a date (YYYY-MM-DD)") from error
+
+
+# -- the gathered data ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HandText:
+    """A hand's lines and where they come from."""
+
+    lines: list[str]
+    origin: str
+
+
+@dataclass
+class Curve:
+    """A player's cumulative winnings in one currency, sampled."""
+
+    hands: int
+    final: dict[str, int]  # all / showdown / non_showdown, minor units
+    x: np.ndarray
+    y: dict[str, np.ndarray]  # minor units at each kept hand
+
+
+@dataclass
+class CurrencyBlock:
+    """One player's results in one currency."""
+
+    currency: str
+    scale: int
+    hands: int
+    curve: Curve
+    stats: dict[str, Any] | None
+    by_position: pl.DataFrame
+    by_stakes: pl.DataFrame
+    hilo: pl.DataFrame | None  # outcome, pots, amount (None: no audit)
+
+
+@dataclass
+class PlayerSection:
+    name: str
+    hands: int
+    blocks: list[CurrencyBlock]
+
+
+@dataclass
+class ReportData:
+    """Everything the page shows, computed from the dataset (see `build_report`)."""
+
+    dataset: str
+    generated_at: dt.datetime
+    since: dt.date | None
+    until: dt.date | None
+    requested_players: list[str]
+    overview: dict[str, Any]
+    sites: pl.DataFrame
+    stakes: pl.DataFrame
+    files: pl.DataFrame
+    rejects: pl.DataFrame
+    audit: dict[str, Any] | None
+    players: list[PlayerSection]
+    missing_players: list[str]
+    stats_note: str | None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReportSummary:
+    """What `write_report` wrote."""
+
+    path: Path
+    size: int
+    hands: int
+    players: int
+    findings: int
+    seconds: float
+
+
+def build_report(
+    dataset: str | os.PathLike[str],
+    players: Sequence[str] | None = None,
+    since: str | dt.date | None = None,
+    until: str | dt.date | None = None,
+    *,
+    top: int = DEFAULT_TOP,
+    max_findings: int = MAX_FINDINGS,
+    max_points: int = MAX_CURVE_POINTS,
+) -> ReportData:
+    """Gather the report's numbers from the dataset at ``dataset``.
+
+    Parameters
+    ----------
+    dataset:
+        The dataset folder (with ``audit/`` when ``hilo audit`` ran).
+    players:
+        Exact player names to report on; default: the ``top`` players by hands.
+    since, until:
+        First and last day (UTC, both included) of the hands reported on.
+    top:
+        How many players when ``players`` is not given.
+    max_findings:
+        Rows of the findings table (the counts and sums cover every finding).
+    max_points:
+        Points per winnings curve (the totals cover every hand).
+    """
+    root = Path(dataset)
+    if not (root / "files").is_dir():
+        raise FileNotFoundError(f"not a hilo dataset (no files manifest): {root}")
+    if max_points < 3:
+        raise ValueError("max_points must be >= 3")
+    first, last = _as_date(since, "since"), _as_date(until, "until")
+
+    hands = _selected_hands(root, first, last)
+    manifest = _manifest_frame(root)
+    overview = _overview(hands, manifest, first, last)
+    sites = (
+        hands.group_by("site")
+        .agg(
+            hands=pl.len(),
+            first=pl.col("started_at").min(),
+            last=pl.col("started_at").max(),
+        )
+        .sort("hands", "site", descending=[True, False])
+    )
+    stakes = (
+        hands.group_by(
+            "limit_type", "currency", "money_scale", "stakes_small", "stakes_big", "is_tournament"
+        )
+        .agg(hands=pl.len())
+        .sort(["currency", "limit_type", "stakes_big", "stakes_small"], nulls_last=True)
+    )
+    rejects = (
+        _scan(root, "rejects", ["reason"])
+        .collect()
+        .with_columns(pl.col("reason").fill_null("(no reason)"))
+        .group_by("reason")
+        .len()
+        .sort("len", "reason", descending=[True, False])
+        .head(15)
+    )
+    files = (
+        manifest.filter((pl.col("rejected") > 0) | pl.col("error").is_not_null())
+        .sort("path")
+        .head(MAX_LISTED_FILES)
+    )
+
+    audit = _audit_section(root, hands, max_findings)
+
+    seats = (
+        _scan(root, "seats", ["site", "hand_id", "player", "position", "sitting_out"])
+        .filter(~pl.col("sitting_out").fill_null(False) & pl.col("player").is_not_null())
+        .join(hands.lazy().select(HAND_KEY), on=HAND_KEY, how="semi")
+        .collect()
+    )
+    counts = seats.group_by("player").len().sort("len", "player", descending=[True, False])
+    requested = [str(name) for name in players] if players else []
+    if requested:
+        known = dict(counts.filter(pl.col("player").is_in(requested)).iter_rows())
+        chosen = [name for name in dict.fromkeys(requested) if name in known]
+        missing = [name for name in dict.fromkeys(requested) if name not in known]
+    else:
+        chosen = counts.head(max(0, top))["player"].to_list()
+        missing = []
+
+    stats_frame, stats_note = _player_stats(
+        root,
+        chosen,
+        first,
+        last,
+        seats.filter(pl.col("player").is_in(chosen)).select(HAND_KEY).unique(),
+    )
+    sections = _player_sections(
+        root, hands, seats, chosen, audit is not None, stats_frame, max_points
+    )
+    return ReportData(
+        dataset=str(root),
+        generated_at=dt.datetime.now(dt.UTC).replace(microsecond=0),
+        since=first,
+        until=last,
+        requested_players=requested,
+        overview=overview,
+        sites=sites,
+        stakes=stakes,
+        files=files,
+        rejects=rejects,
+        audit=audit,
+        players=sections,
+        missing_players=missing,
+        stats_note=stats_note,
+    )
+
+
+def _selected_hands(root: Path, first: dt.date | None, last: dt.date | None) -> pl.DataFrame:
+    columns = [
+        "site",
+        "hand_id",
+        "tournament_id",
+        "table_name",
+        "limit_type",
+        "currency",
+        "money_scale",
+        "small_blind",
+        "big_blind",
+        "small_bet",
+        "big_bet",
+        "started_at",
+        "players_dealt",
+    ]
+    frame = _scan(root, "hands", columns)
+    day = pl.col("started_at").dt.date()
+    if first is not None:
+        frame = frame.filter(day >= first)
+    if last is not None:
+        frame = frame.filter(day <= last)
+    fixed = (pl.col("limit_type") == "FL") & pl.col("small_bet").is_not_null()
+    return frame.with_columns(
+        pl.col("money_scale").fill_null(1),
+        stakes_small=pl.when(fixed).then("small_bet").otherwise("small_blind"),
+        stakes_big=pl.when(fixed).then(pl.col("big_bet")).otherwise(pl.col("big_blind")),
+        is_tournament=pl.col("tournament_id").is_not_null(),
+    ).collect()
+
+
+def _manifest_frame(root: Path) -> pl.DataFrame:
+    from pipeline.dataset import read_manifest
+
+    frame = pl.from_arrow(read_manifest(root).drop_columns(["parts"]))
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def _overview(
+    hands: pl.DataFrame, manifest: pl.DataFrame, first: dt.date | None, last: dt.date | None
+) -> dict[str, Any]:
+    started = hands["started_at"].drop_nulls()
+    return {
+        "hands": hands.height,
+        "sites": hands["site"].n_unique(),
+        "tables": hands.select("site", "table_name").n_unique(),
+        "tournaments": hands["tournament_id"].drop_nulls().n_unique(),
+        "first": started.min() if len(started) else None,
+        "last": started.max() if len(started) else None,
+        "files": manifest.height,
+        "parsed": int(manifest["hands"].sum() or 0),
+        "skipped": int(manifest["skipped"].sum() or 0),
+        "rejected": int(manifest["rejected"].sum() or 0),
+        "file_errors": int(manifest["error"].is_not_null().sum()),
+        "filtered": first is not None or last is not None,
+    }
+
+
+# -- audit ----------------------------------------------------------------------------------------
+
+
+def _audit_section(root: Path, hands: pl.DataFrame, max_findings: int) -> dict[str, Any] | None:
+    from pipeline.audit import DISCREPANCY_SCHEMA, FINDING_KINDS
+
+    found = _audit_table(root, "discrepancies", DISCREPANCY_SCHEMA)
+    if found is None:
+        return None
+    order = {kind: index for index, kind in enumerate(FINDING_KINDS)}
+    findings = found.join(
+        hands.select(*HAND_KEY, "currency", "money_scale", "table_name", "started_at"),
+        on=HAND_KEY,
+        how="inner",
+    ).with_columns(
+        difference=pl.when(pl.col("kind").is_in(MONEY_KINDS)).then(
+            (pl.col("expected") - pl.col("recorded")).abs()
+        ),
+        kind_order=pl.col("kind").replace_strict(order, default=len(order), return_dtype=pl.Int32),
+    )
+    by_kind_site = findings.group_by("kind", "kind_order", "site").len().sort("kind_order", "site")
+    by_kind = (
+        findings.group_by("kind", "kind_order")
+        .agg(findings=pl.len(), hands=pl.struct(HAND_KEY).n_unique())
+        .sort("kind_order")
+    )
+    money = (
+        findings.filter(pl.col("difference").is_not_null())
+        .group_by("kind", "kind_order", "currency", "money_scale")
+        .agg(affected=pl.col("difference").sum(), findings=pl.len())
+        .sort("kind_order", "currency")
+    )
+    shown = _shown_findings(findings, max_findings)
+    texts = _hand_texts(root, shown.select(HAND_KEY).unique())
+    return {
+        "total": findings.height,
+        "hands": findings.select(HAND_KEY).n_unique(),
+        "by_kind_site": by_kind_site,
+        "by_kind": by_kind,
+        "money": money,
+        "shown": shown,
+        "texts": texts,
+        "sites": sorted(findings["site"].unique().to_list()),
+    }
+
+
+def _shown_findings(findings: pl.DataFrame, limit: int) -> pl.DataFrame:
+    """At most ``limit`` findings, a fair share per kind: the largest differences first."""
+    ranked = findings.sort(
+        ["kind_order", "difference", "site", "hand_id"],
+        descending=[False, True, False, False],
+        nulls_last=True,
+    ).with_columns(rank=pl.int_range(pl.len()).over("kind"))
+    return ranked.sort("rank", "kind_order").head(max(0, limit)).sort(["kind_order", "rank"])
+
+
+def _hand_texts(root: Path, keys: pl.DataFrame) -> dict[tuple[str, str], HandText]:
+    """The text of each hand in ``keys``: from its source file if readable, else the tables."""
+    if keys.is_empty():
+        return {}
+    located = (
+        _scan(root, "hands", [*HAND_KEY, "source_file", "source_offset"])
+        .join(keys.lazy(), on=HAND_KEY, how="semi")
+        .collect()
+    )
+    files = located["source_file"].drop_nulls().unique().to_list()
+    offsets = (
+        pl.concat(
+            [
+                _scan(root, "hands", ["source_file", "source_offset"])
+                .filter(pl.col("source_file").is_in(files))
+                .collect(),
+                _scan(root, "rejects", ["source_file", "source_offset"])
+                .filter(pl.col("source_file").is_in(files))
+                .collect(),
+            ]
+        )
+        .unique()
+        .sort("source_file", "source_offset")
+    )
+    ends = offsets.with_columns(end_offset=pl.col("source_offset").shift(-1).over("source_file"))
+    located = located.join(ends, on=["source_file", "source_offset"], how="left")
+    sizes = dict(_manifest_frame(root).select("path", "size").iter_rows())
+    texts: dict[tuple[str, str], HandText] = {}
+    for (source,), group in (
+        located.filter(pl.col("source_file").is_not_null())
+        .partition_by("source_file", as_dict=True, maintain_order=True)
+        .items()
+    ):
+        texts.update(_read_source(str(source), group, sizes.get(source)))
+    missing = keys.join(
+        pl.DataFrame(
+            {"site": [key[0] for key in texts], "hand_id": [key[1] for key in texts]},
+            schema={"site": pl.String, "hand_id": pl.String},
+        ),
+        on=HAND_KEY,
+        how="anti",
+    )
+    texts.update(_hands_from_tables(root, missing))
+    return texts
+
+
+@contextmanager
+def _open_source(source: str) -> Iterator[IO[bytes]]:
+    """A binary stream of the text of ``source``: a file, a gzip file or ``archive.zip!member``."""
+    path = Path(source)
+    if not path.is_file() and "!" in source:
+        archive, member = source.rsplit("!", 1)
+        if Path(archive).is_file() and zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as zipped:
+                try:
+                    stream = zipped.open(member)
+                except KeyError:
+                    raise FileNotFoundError(source) from None
+                with stream:
+                    yield stream
+            return
+    with open(path, "rb") as raw:
+        magic = raw.read(2)
+        raw.seek(0)
+        if magic == b"\x1f\x8b":
+            with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:
+                yield cast(IO[bytes], unzipped)
+        else:
+            yield raw
+
+
+def _read_source(
+    source: str, group: pl.DataFrame, expected_size: int | None
+) -> dict[tuple[str, str], HandText]:
+    """Hands of one source file, each cut at the next hand's offset; checked by hand id."""
+    from parsers.text import decode_lines, detect_encoding
+
+    texts: dict[tuple[str, str], HandText] = {}
+    try:
+        path = Path(source)
+        changed = (
+            path.is_file()
+            and expected_size is not None
+            and path.stat().st_size != expected_size
+            and not source.endswith(".gz")  # the manifest holds the text's size, not the file's
+        )
+        if changed:
+            return texts  # the file changed since it was ingested
+        with _open_source(source) as stream:
+            head = stream.read(4096)
+            codec, _ = detect_encoding(head)
+            for site, hand_id, offset, end in (
+                group.select("site", "hand_id", "source_offset", "end_offset")
+                .sort("source_offset")
+                .iter_rows()
+            ):
+                if offset is None:
+                    continue
+                length = MAX_HAND_BYTES if end is None else min(end - offset, MAX_HAND_BYTES)
+                stream.seek(offset)
+                chunk = stream.read(max(0, length))
+                encoding = codec
+                if codec == "utf-8":
+                    try:
+                        chunk.decode("utf-8")
+                    except UnicodeDecodeError:
+                        encoding = "cp1252"
+                try:
+                    lines = decode_lines(chunk, offset, encoding).lines.to_list()
+                except ValueError:
+                    continue
+                while lines and not lines[-1].strip():
+                    lines.pop()
+                if end is None:  # the file's last hand: stop at the first blank gap
+                    for index in range(1, len(lines) - 1):
+                        if not lines[index].strip() and not lines[index + 1].strip():
+                            lines = lines[:index]
+                            break
+                if lines and str(hand_id) in lines[0]:
+                    texts[(str(site), str(hand_id))] = HandText(
+                        lines, f"source: {source}, byte {offset:,}"
+                    )
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError):
+        return texts
+    return texts
+
+
+def _hands_from_tables(root: Path, keys: pl.DataFrame) -> dict[tuple[str, str], HandText]:
+    """Hand text rebuilt from the tables, for hands whose source file cannot be read."""
+    if keys.is_empty():
+        return {}
+    lazy_keys = keys.lazy()
+
+    def rows(
+        table: str, columns: list[str], order: list[str]
+    ) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        frame = (
+            _scan(root, table, [*HAND_KEY, *columns])
+            .join(lazy_keys, on=HAND_KEY, how="semi")
+            .collect()
+            .sort([*HAND_KEY, *order])
+        )
+        grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for row in frame.iter_rows(named=True):
+            grouped.setdefault((row["site"], row["hand_id"]), []).append(row)
+        return grouped
+
+    hands = rows(
+        "hands",
+        [
+            "table_name",
+            "limit_type",
+            "currency",
+            "money_scale",
+            "small_blind",
+            "big_blind",
+            "small_bet",
+            "big_bet",
+            "started_at",
+            "board",
+            "total_pot",
+            "rake",
+            "button_seat",
+        ],
+        [],
+    )
+    seats = rows("seats", ["seat", "player", "stack_start", "hole_cards", "position"], ["seat"])
+    actions = rows(
+        "actions", ["seq", "street", "player", "kind", "amount", "to_amount", "is_all_in"], ["seq"]
+    )
+    collections = rows("collections", ["seq", "player", "amount", "pot_index", "half"], ["seq"])
+    streets = {1: "FLOP", 2: "TURN", 3: "RIVER"}
+    texts: dict[tuple[str, str], HandText] = {}
+    for key, (hand,) in hands.items():
+        scale = hand["money_scale"] or 1
+
+        def amount(value: int | None, scale: int = scale) -> str:
+            return format_amount(value, scale)
+
+        fixed = hand["limit_type"] == "FL" and hand["small_bet"] is not None
+        small = hand["small_bet"] if fixed else hand["small_blind"]
+        big = hand["big_bet"] if fixed else hand["big_blind"]
+        started = hand["started_at"]
+        lines = [
+            f"{key[0]} hand #{key[1]}",
+            f"{hand['table_name'] or ''} · {hand['limit_type'] or ''} {amount(small)}/"
+            f"{amount(big)} {currency_name(hand['currency'])} · "
+            f"{started:%Y-%m-%d %H:%M:%S} UTC"
+            if started
+            else "",
+            f"button seat {hand['button_seat']}",
+        ]
+        for seat in seats.get(key, []):
+            cards = f" [{_cards(seat['hole_cards'])}]" if seat["hole_cards"] else ""
+            lines.append(
+                f"Seat {seat['seat']}: {seat['player']} ({amount(seat['stack_start'])})"
+                f" {seat['position'] or ''}{cards}"
+            )
+        board = hand["board"] or []
+        street = 0
+        for action in actions.get(key, []):
+            while action["street"] is not None and action["street"] > street:
+                street += 1
+                shown = board[: 2 + street] if street <= 3 else board
+                lines.append(f"*** {streets.get(street, street)} *** [{_cards(shown)}]")
+            text = f"{action['player']}: {action['kind']}"
+            if action["amount"] is not None:
+                text += f" {amount(action['amount'])}"
+            if action["kind"] in ("raise", "bet") and action["to_amount"] is not None:
+                text += f" to {amount(action['to_amount'])}"
+            if action["is_all_in"]:
+                text += " and is all-in"
+            lines.append(text)
+        lines.append("*** SUMMARY ***")
+        lines.append(f"Total pot {amount(hand['total_pot'])} | Rake {amount(hand['rake'])}")
+        if board:
+            lines.append(f"Board [{_cards(board)}]")
+        for collection in collections.get(key, []):
+            pot = collection["pot_index"]
+            where = "pot" if pot is None else ("main pot" if pot == 0 else f"side pot-{pot}")
+            half = f" ({collection['half']})" if collection["half"] else ""
+            lines.append(
+                f"{collection['player']} collected {amount(collection['amount'])}"
+                f" from {where}{half}"
+            )
+        texts[key] = HandText(
+            [line for line in lines if line],
+            "rebuilt from the tables: the source file is not readable any more",
+        )
+    return texts
+
+
+_KEY_LINE = re.compile(
+    r"(\*\*\*|collected|Total pot|Rake|Board|Uncalled|returned|shows|Seat \d+:.*(button|won|lost))",
+    re.IGNORECASE,
+)
+
+
+def key_lines(lines: Sequence[str], player: str | None) -> list[str]:
+    """The lines a person needs for a finding: header, streets, pot, payments, the player's.
+
+    >>> hand = ["Hand #1", "Table 'x'", "Seat 1: a (5)", "Seat 2: b (5)", "b: folds",
+    ...         "a collected 10 from pot", "*** SUMMARY ***"]
+    >>> key_lines(hand, "a")
+    ['Hand #1', "Table 'x'", 'Seat 1: a (5)', 'a collected 10 from pot', '*** SUMMARY ***']
+    """
+    mentions = re.compile(rf"(?<![\w.-]){re.escape(player)}(?![\w.-])").search if player else None
+    kept = []
+    for index, line in enumerate(lines):
+        if index < 2 or _KEY_LINE.search(line) or (mentions and mentions(line)):
+            kept.append(line)
+    return kept
+
+
+# -- players --------------------------------------------------------------------------------------
+
+
+def _player_stats(
+    root: Path,
+    players: list[str],
+    first: dt.date | None,
+    last: dt.date | None,
+    hand_keys: pl.DataFrame | None = None,
+) -> tuple[pl.DataFrame | None, str | None]:
+    """`pipeline.stats.compute_stats` for ``players``, in memory (the dataset is not written).
+
+    A player's statistics depend only on the hands they were dealt into, so when
+    ``hand_keys`` (site, hand_id of those hands) is given the models run over views narrowed
+    to them (`narrowed_database`): the same numbers for a fraction of the work on a large
+    dataset. If narrowing is not possible, the whole dataset is used.
+    """
+    if not players:
+        return None, None
+    try:
+        from pipeline.stats import compute_stats, open_database
+    except ImportError:
+        return None, (
+            "pipeline.stats is not available: the statistics table shows the few "
+            "numbers computed here from the tables"
+        )
+    try:
+        connection = None
+        if hand_keys is not None:
+            try:
+                connection = narrowed_database(root, hand_keys)
+            except Exception:  # noqa: BLE001 - the models changed shape: use the whole dataset
+                connection = None
+        if connection is None:
+            connection = open_database(root, persistent=False)
+        try:
+            frame = compute_stats(
+                root, players=players, since=first, until=last, connection=connection
+            )
+        finally:
+            connection.close()
+    except Exception as error:  # noqa: BLE001 - the rest of the report is still worth having
+        return None, (
+            f"the statistics could not be computed ({type(error).__name__}: {error}); "
+            "the table shows the few numbers computed here from the tables"
+        )
+    return frame, None
+
+
+def narrowed_database(root: Path, hand_keys: pl.DataFrame) -> Any:
+    """An in-memory DuckDB connection holding the stats models over ``hand_keys``' hands only.
+
+    The sources are registered as `pipeline.stats` registers them; each view with ``site`` and
+    ``hand_id`` columns is then copied, keeping only the hands in ``hand_keys``, into a table
+    that replaces it, before the models are loaded on top.
+    """
+    from pipeline.stats import connect, load_models, register_sources
+
+    connection = connect(":memory:")
+    try:
+        connection.execute("begin transaction")
+        views = register_sources(connection, root)
+        connection.register("_report_hand_keys", hand_keys.select(HAND_KEY).to_arrow())
+        for view in views:
+            columns = {row[0] for row in connection.execute(f"describe {view}").fetchall()}
+            if not {"site", "hand_id"} <= columns:
+                continue
+            # View names come from pipeline.stats, never from users. Each source is read once
+            # into a (small) table: the models then never scan the whole dataset again.
+            connection.execute(
+                f"create table _report_{view} as select source.* from {view} as source "
+                "semi join _report_hand_keys as wanted "
+                "on source.site = wanted.site and source.hand_id = wanted.hand_id"
+            )
+            connection.execute(f"drop view {view}")
+            connection.execute(f"create view {view} as select * from _report_{view}")
+        load_models(connection)
+        connection.execute("commit")
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _player_sections(
+    root: Path,
+    hands: pl.DataFrame,
+    seats: pl.DataFrame,
+    chosen: list[str],
+    audited: bool,
+    stats: pl.DataFrame | None,
+    max_points: int,
+) -> list[PlayerSection]:
+    if not chosen:
+        return []
+    frame = hand_results(root, hands, seats, chosen)
+    hilo = _hilo_outcomes(root, hands, chosen) if audited else None
+    sections = []
+    for name in chosen:
+        mine = frame.filter(pl.col("player") == name)
+        blocks = []
+        currencies = (
+            mine.group_by("currency", "money_scale")
+            .len()
+            .sort("len", "currency", descending=[True, False])
+        )
+        for currency, scale, count in currencies.iter_rows():
+            rows = mine.filter((pl.col("currency") == currency) & (pl.col("money_scale") == scale))
+            stats_row = None
+            if stats is not None:
+                matched = stats.filter(
+                    (pl.col("player") == name) & (pl.col("currency") == currency)
+                )
+                stats_row = matched.row(0, named=True) if matched.height else None
+            else:
+                stats_row = _fallback_stats(rows)
+            blocks.append(
+                CurrencyBlock(
+                    currency=currency,
+                    scale=int(scale),
+                    hands=int(count),
+                    curve=_curve(rows, max_points),
+                    stats=stats_row,
+                    by_position=_results_by(rows, ["position"]),
+                    by_stakes=_results_by(
+                        rows, ["limit_type", "stakes_small", "stakes_big", "is_tournament"]
+                    ),
+                    hilo=None
+                    if hilo is None
+                    else _hilo_table(
+                        hilo.filter((pl.col("player") == name) & (pl.col("currency") == currency))
+                    ),
+                )
+            )
+        sections.append(PlayerSection(name=name, hands=mine.height, blocks=blocks))
+    return sections
+
+
+def hand_results(
+    root: Path, hands: pl.DataFrame, seats: pl.DataFrame, players: Sequence[str]
+) -> pl.DataFrame:
+    """One row per hand of ``players``: net won, showdown, position, stakes, time.
+
+    ``net`` = collected − chips put in (blinds, antes, calls, bets, raises) + uncalled bets
+    returned, in the hand's minor unit. ``showdown``: the player never folded and at least two
+    players dealt in never folded (mucking at the showdown is not folding) — the definition of
+    the statistics layer.
+    """
+    names = list(players)
+    mine = seats.filter(pl.col("player").is_in(names)).select(*HAND_KEY, "player", "position")
+    keys = mine.select(HAND_KEY).unique()
+    dealt = seats.join(keys, on=HAND_KEY, how="semi").select(*HAND_KEY, "player")
+    actions = (
+        _scan(root, "actions", [*HAND_KEY, "player", "kind", "amount"])
+        .join(keys.lazy(), on=HAND_KEY, how="semi")
+        .collect()
+    )
+    folders = (
+        actions.filter(pl.col("kind") == "fold")
+        .select(*HAND_KEY, "player")
+        .unique()
+        .join(dealt, on=[*HAND_KEY, "player"], how="semi")
+        .group_by(HAND_KEY)
+        .agg(folds=pl.len())
+    )
+    dealt_count = dealt.group_by(HAND_KEY).agg(dealt=pl.len())
+    money = (
+        actions.filter(pl.col("player").is_in(names))
+        .group_by(*HAND_KEY, "player")
+        .agg(
+            put_in=pl.col("amount").filter(pl.col("kind").is_in(MONEY_IN)).sum(),
+            returned=pl.col("amount").filter(pl.col("kind") == "uncalled_return").sum(),
+            folded=(pl.col("kind") == "fold").any(),
+        )
+    )
+    collected = (
+        _scan(root, "collections", [*HAND_KEY, "player", "amount"])
+        .filter(pl.col("player").is_in(names))
+        .join(keys.lazy(), on=HAND_KEY, how="semi")
+        .group_by(*HAND_KEY, "player")
+        .agg(collected=pl.col("amount").sum())
+        .collect()
+    )
+    joined = (
+        mine.join(
+            hands.select(
+                *HAND_KEY,
+                "started_at",
+                "currency",
+                "money_scale",
+                "big_blind",
+                "limit_type",
+                "stakes_small",
+                "stakes_big",
+                "is_tournament",
+            ),
+            on=HAND_KEY,
+        )
+        .join(money, on=[*HAND_KEY, "player"], how="left")
+        .join(collected, on=[*HAND_KEY, "player"], how="left")
+        .join(folders, on=HAND_KEY, how="left")
+        .join(dealt_count, on=HAND_KEY, how="left")
+    )
+    return joined.with_columns(
+        net=pl.col("collected").fill_null(0)
+        - pl.col("put_in").fill_null(0)
+        + pl.col("returned").fill_null(0),
+        showdown=~pl.col("folded").fill_null(False)
+        & ((pl.col("dealt") - pl.col("folds").fill_null(0)) >= 2),
+    ).sort("player", "started_at", "site", "hand_id", nulls_last=True)
+
+
+def curve_indices(count: int, max_points: int) -> np.ndarray:
+    """Indices (0-based hands) kept on a curve of ``count`` hands: ≤ ``max_points - 1``, the
+    last hand always kept (the origin is the extra point).
+
+    >>> curve_indices(5, 10).tolist()
+    [0, 1, 2, 3, 4]
+    >>> indices = curve_indices(100_000, 2000); len(indices) <= 1999, int(indices[-1])
+    (True, 99999)
+    """
+    if count <= max_points - 1:
+        return np.arange(count)
+    step = math.ceil(count / (max_points - 2))
+    kept = np.arange(step - 1, count, step)
+    if kept[-1] != count - 1:
+        kept = np.append(kept, count - 1)
+    return kept
+
+
+def _curve(rows: pl.DataFrame, max_points: int) -> Curve:
+    net = rows["net"].fill_null(0).to_numpy().astype(np.int64)
+    showdown = rows["showdown"].fill_null(False).to_numpy()
+    series = {
+        "all": np.cumsum(net),
+        "showdown": np.cumsum(np.where(showdown, net, 0)),
+        "non_showdown": np.cumsum(np.where(showdown, 0, net)),
+    }
+    kept = curve_indices(len(net), max_points)
+    x = np.concatenate(([0], kept + 1))
+    y = {name: np.concatenate(([0], values[kept])) for name, values in series.items()}
+    final = {name: int(values[-1]) if len(values) else 0 for name, values in series.items()}
+    return Curve(hands=len(net), final=final, x=x, y=y)
+
+
+def _results_by(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    bb = pl.col("big_blind").cast(pl.Float64)
+    return (
+        rows.group_by(keys)
+        .agg(
+            hands=pl.len(),
+            net=pl.col("net").sum(),
+            showdown_net=pl.col("net").filter(pl.col("showdown")).sum(),
+            non_showdown_net=pl.col("net").filter(~pl.col("showdown")).sum(),
+            showdowns=pl.col("showdown").sum(),
+            bb_per_100=(pl.col("net") / bb).mean() * 100,
+        )
+        .sort(keys, nulls_last=True)
+    )
+
+
+def _weighted_bb(frame: pl.DataFrame) -> float | None:
+    hands = int(frame["hands"].sum())
+    if not hands or frame["bb_per_100"].null_count():
+        return None
+    return float((frame["bb_per_100"] * frame["hands"]).sum()) / hands
+
+
+def _fallback_stats(rows: pl.DataFrame) -> dict[str, Any]:
+    """The few numbers shown when `pipeline.stats` cannot give the statistics table."""
+    hands = rows.height
+    showdowns = int(rows["showdown"].sum())
+    won = int(rows.filter(pl.col("showdown") & (pl.col("net") > 0)).height)
+    bb = rows.select((pl.col("net") / pl.col("big_blind")).mean() * 100).item()
+    return {
+        "hands": hands,
+        "net_won_minor": int(rows["net"].sum()),
+        "bb_per_100": bb,
+        "showdowns": showdowns,
+        "showdowns_won_net_positive": won,
+    }
+
+
+def _hilo_outcomes(root: Path, hands: pl.DataFrame, players: list[str]) -> pl.DataFrame:
+    """Each main pot (first board) the audit paid one of ``players``, with its hi/lo outcome."""
+    from pipeline.audit import PAYOUT_SCHEMA
+
+    payouts = _audit_table(root, "payouts", PAYOUT_SCHEMA)
+    assert payouts is not None
+    main = payouts.filter((pl.col("pot_index") == 0) & (pl.col("board_index") == 0)).join(
+        hands.select(HAND_KEY), on=HAND_KEY, how="semi"
+    )
+    pot_keys = main.filter(pl.col("player").is_in(players)).select(HAND_KEY).unique()
+    main = main.join(pot_keys, on=HAND_KEY, how="semi")
+    pots = main.group_by(HAND_KEY).agg(
+        collectors=pl.col("player").n_unique(),
+        has_low=(pl.col("half") == "low").any(),
+        high_winners=pl.col("player").filter(pl.col("half") == "high").n_unique(),
+        low_winners=pl.col("player").filter(pl.col("half") == "low").n_unique(),
+    )
+    winners = (
+        main.filter(pl.col("player").is_in(players))
+        .group_by(*HAND_KEY, "player")
+        .agg(
+            got_high=(pl.col("half") == "high").any(),
+            got_low=(pl.col("half") == "low").any(),
+            got_whole=(pl.col("half") == "scoop").any(),
+            amount=pl.col("amount").sum(),
+        )
+        .join(pots, on=HAND_KEY)
+        .join(hands.select(*HAND_KEY, "currency"), on=HAND_KEY)
+    )
+    one_half_only = pl.col("has_low") & (pl.col("got_high") != pl.col("got_low"))
+    sharing = pl.when(pl.col("got_high")).then("high_winners").otherwise("low_winners")
+    return winners.with_columns(
+        outcome=pl.when(pl.col("collectors") == 1)
+        .then(pl.lit("scooped"))
+        .when(pl.col("got_high") & pl.col("got_low"))
+        .then(pl.lit("three_quartered"))
+        .when(one_half_only & (sharing == 1) & pl.col("got_high"))
+        .then(pl.lit("high_only"))
+        .when(one_half_only & (sharing == 1))
+        .then(pl.lit("low_only"))
+        .when(one_half_only & (sharing == 2))
+        .then(pl.lit("quartered"))
+        .when(one_half_only)
+        .then(pl.lit("split_half"))
+        .otherwise(pl.lit("chopped"))
+    )
+
+
+def _hilo_table(outcomes: pl.DataFrame) -> pl.DataFrame:
+    counted = outcomes.group_by("outcome").agg(pots=pl.len(), amount=pl.col("amount").sum())
+    order = pl.DataFrame(
+        {
+            "outcome": [key for key, _ in HILO_OUTCOMES],
+            "label": [label for _, label in HILO_OUTCOMES],
+        }
+    )
+    return order.join(counted, on="outcome", how="left", maintain_order="left").with_columns(
+        pl.col("pots").fill_null(0).cast(pl.Int64), pl.col("amount").fill_null(0)
+    )
+
+
+# -- charts ---------------------------------------------------------------------------------------
+
+_CHART_STYLE: Any = {  # typed loosely: matplotlib types the keys as literals
+    "svg.fonttype": "none",  # text stays text: smaller, selectable; the page's fonts draw it
+    "svg.hashsalt": "hilo-report",  # stable ids
+    "text.parse_math": False,  # never interpret "$" in a label as mathtext
+    "path.simplify": True,
+    "font.size": 9,
+    "font.family": "sans-serif",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.edgecolor": "#9aa3b2",
+    "axes.grid": True,
+    "grid.color": "#e6e9ef",
+    "grid.linewidth": 0.8,
+    "xtick.color": "#5d6677",
+    "ytick.color": "#5d6677",
+    "axes.labelcolor": "#374151",
+}
+
+
+def _svg(figure: Figure, label: str) -> Safe:
+    """The figure as inline SVG (no XML prolog, scalable), with an accessible label."""
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context(_CHART_STYLE):
+        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    text = _SVG_HEAD.sub(r"\1", buffer.getvalue(), count=1)
+    # Path coordinates to 0.1 pt: a curve of 2,000 points stays a few tens of kilobytes.
+    text = _SVG_PATH.sub(lambda match: _SVG_NUMBER.sub(_round_number, match.group(0)), text)
+    opening_end = text.index(">")
+    opening = _SVG_SIZE.sub("", text[:opening_end])
+    opening += f' role="img" aria-label="{html.escape(label, quote=True)}"'
+    return Safe(opening + text[opening_end:])
+
+
+def _round_number(match: re.Match[str]) -> str:
+    text = f"{float(match.group(0)):.1f}"
+    return "0" if text in ("0.0", "-0.0") else text.removesuffix(".0")
+
+
+def _figure(width: float, height: float, left: float, bottom: float = 0.5) -> Figure:
+    """A figure with fixed margins in inches (one draw: no tight bounding box pass)."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(_CHART_STYLE):
+        figure = Figure(figsize=(width, height), dpi=100)
+        figure.subplots_adjust(
+            left=left / width, right=1 - 0.15 / width, bottom=bottom / height, top=1 - 0.12 / height
+        )
+        return figure
+
+
+def _unit_label(currency: str) -> str:
+    name = currency_name(currency)
+    return name if _CURRENCY_CODE.match(currency or "") or name.endswith("chips") else "units"
+
+
+def winnings_chart(curve: Curve, currency: str, scale: int) -> Safe:
+    """Cumulative winnings over hands: all hands, showdown and non-showdown lines."""
+    import matplotlib
+    from matplotlib.ticker import FuncFormatter
+
+    with matplotlib.rc_context(_CHART_STYLE):
+        figure = _figure(9.6, 3.6, left=0.85)
+        axes = figure.add_subplot()
+        for name in ("all", "showdown", "non_showdown"):
+            (line,) = axes.plot(
+                curve.x,
+                curve.y[name] / float(scale or 1),
+                color=CURVE_COLOURS[name],
+                linewidth=1.8 if name == "all" else 1.2,
+                label=CURVE_LABELS[name],
+            )
+            line.set_gid(f"curve-{name}")
+        axes.axhline(0, color="#9aa3b2", linewidth=0.8)
+        axes.set_xlabel("hands")
+        axes.set_ylabel(f"won ({_unit_label(currency)})")
+        axes.set_xlim(0, max(1, curve.hands))
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
+        axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.10g}"))
+        axes.legend(loc="upper left", frameon=False, ncols=3)
+        return _svg(figure, "cumulative winnings over hands")
+
+
+def findings_chart(by_kind: pl.DataFrame) -> Safe:
+    """Findings per kind, horizontal bars (kinds are hilo's own codes, not user text)."""
+    import matplotlib
+
+    kinds = by_kind["kind"].to_list()[::-1]
+    counts = by_kind["findings"].to_list()[::-1]
+    with matplotlib.rc_context(_CHART_STYLE):
+        figure = _figure(6.4, 0.3 * len(kinds) + 0.7, left=1.35, bottom=0.45)
+        axes = figure.add_subplot()
+        bars = axes.barh(range(len(kinds)), counts, color="#1f5fbf", height=0.62)
+        axes.set_yticks(range(len(kinds)), [_safe_kind(kind) for kind in kinds])
+        axes.bar_label(bars, labels=[f"{count:,}" for count in counts], padding=3, fontsize=8)
+        axes.grid(axis="y", visible=False)
+        axes.set_xlabel("findings")
+        axes.margins(x=0.12)
+        return _svg(figure, "findings by kind")
+
+
+def hilo_chart(table: pl.DataFrame) -> Safe:
+    """Main pots won by hi/lo outcome, horizontal bars."""
+    import matplotlib
+
+    shown = table.filter(pl.col("pots") > 0)
+    labels = [_hilo_short(key) for key in shown["outcome"].to_list()][::-1]
+    counts = shown["pots"].to_list()[::-1]
+    colours = {
+        "scooped": "#2e7d32",
+        "high_only": "#1f5fbf",
+        "low_only": "#7b4fc2",
+        "quartered": "#b26a00",
+        "split_half": "#b26a00",
+        "three_quartered": "#00838f",
+        "chopped": "#6b7280",
+    }
+    with matplotlib.rc_context(_CHART_STYLE):
+        figure = _figure(5.2, 0.3 * max(1, len(labels)) + 0.7, left=1.15, bottom=0.45)
+        axes = figure.add_subplot()
+        bars = axes.barh(
+            range(len(labels)),
+            counts,
+            height=0.6,
+            color=[colours[key] for key in shown["outcome"].to_list()][::-1],
+        )
+        axes.set_yticks(range(len(labels)), labels)
+        axes.bar_label(bars, labels=[f"{count:,}" for count in counts], padding=3, fontsize=8)
+        axes.grid(axis="y", visible=False)
+        axes.set_xlabel("main pots won")
+        axes.margins(x=0.15)
+        return _svg(figure, "hi/lo outcomes of the main pots won")
+
+
+def _safe_kind(kind: str) -> str:
+    return kind if re.fullmatch(r"[a-z_]{1,40}", kind or "") else "other"
+
+
+def _hilo_short(key: str) -> str:
+    return {
+        "scooped": "scooped",
+        "high_only": "high only",
+        "low_only": "low only",
+        "quartered": "quartered",
+        "split_half": "half, 3+ ways",
+        "three_quartered": "three-quartered",
+        "chopped": "chopped",
+    }[key]
+
+
+# -- the page -------------------------------------------------------------------------------------
+
+
+def _css() -> str:
+    return (resources.files("pipeline") / "report_assets" / "report.css").read_text("utf-8")
+
+
+def _card_html(label: str, value: object, **attributes: object) -> Safe:
+    return tag(
+        "div",
+        tag("div", label, class_="label"),
+        tag("div", value, class_="value"),
+        class_="card",
+        **attributes,
+    )
+
+
+def _when(value: dt.datetime | None) -> str:
+    return "–" if value is None else f"{value:%Y-%m-%d %H:%M} UTC"
+
+
+def _stakes_text(
+    limit: str | None,
+    small: int | None,
+    big: int | None,
+    currency: str | None,
+    scale: int,
+    tournament: bool | None = None,
+) -> str:
+    kind = " tournament" if tournament else ""
+    return (
+        f"{limit or '?'} {format_amount(small, scale)}/{format_amount(big, scale)} "
+        f"{currency_name(currency)}{kind}"
+    )
+
+
+def render_report(data: ReportData) -> str:
+    """The HTML page for ``data``."""
+    title = f"hilo report · {Path(data.dataset).name or data.dataset}"
+    filters = []
+    if data.since or data.until:
+        filters.append(
+            f"hands from {data.since or 'the first day'} to {data.until or 'the last day'} (UTC)"
+        )
+    if data.requested_players:
+        filters.append(f"players asked for: {', '.join(data.requested_players)}")
+    header = tag(
+        "header",
+        tag("h1", title),
+        tag(
+            "p",
+            f"dataset {data.dataset} · generated {data.generated_at:%Y-%m-%d %H:%M} UTC"
+            + (" · " + "; ".join(filters) if filters else ""),
+        ),
+        class_="page",
+    )
+    links = [
+        tag("a", "Overview", href="#overview"),
+        tag("a", "Audit", href="#audit"),
+        tag("a", "Players", href="#players"),
+    ]
+    links += [
+        tag("a", section.name, href=f"#player-{index}")
+        for index, section in enumerate(data.players, 1)
+    ]
+    body = [
+        header,
+        tag("nav", links, class_="toc"),
+        tag("main", _overview_html(data), _audit_html(data), _players_html(data)),
+        tag(
+            "footer",
+            "hilo · money in each currency's units, exact; charts sampled to at most "
+            f"{MAX_CURVE_POINTS:,} points per line",
+            class_="page",
+        ),
+    ]
+    policy = (
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+    head = join(
+        [
+            Safe('<meta charset="utf-8">'),
+            Safe('<meta name="viewport" content="width=device-width, initial-scale=1">'),
+            Safe(f'<meta http-equiv="Content-Security-Policy" content="{policy}">'),
+            Safe('<meta name="generator" content="hilo report">'),
+            tag("title", title),
+            Safe(f"<style>\n{_css()}</style>"),
+        ],
+        "\n",
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n'
+        + head
+        + "\n</head>\n<body>\n"
+        + join(body, "\n")
+        + "\n</body>\n</html>\n"
+    )
+
+
+def _overview_html(data: ReportData) -> Safe:
+    view = data.overview
+    cards = tag(
+        "div",
+        _card_html("Hands", _count(view["hands"]), data_metric="hands", data_value=view["hands"]),
+        _card_html("Sites", _count(view["sites"]), data_metric="sites", data_value=view["sites"]),
+        _card_html(
+            "Tables", _count(view["tables"]), data_metric="tables", data_value=view["tables"]
+        ),
+        _card_html(
+            "Tournaments",
+            _count(view["tournaments"]),
+            data_metric="tournaments",
+            data_value=view["tournaments"],
+        ),
+        _card_html("First hand", _when(view["first"]), data_metric="first"),
+        _card_html("Last hand", _when(view["last"]), data_metric="last"),
+        class_="cards",
+    )
+    manifest = _table(
+        [
+            ("Files", True),
+            ("Hands parsed", True),
+            ("Skipped (other games)", True),
+            ("Rejected", True),
+            ("Unreadable files", True),
+        ],
+        [
+            [
+                _num_cell(_count(view["files"]), view["files"]),
+                _num_cell(_count(view["parsed"]), view["parsed"]),
+                _num_cell(_count(view["skipped"]), view["skipped"]),
+                _num_cell(_count(view["rejected"]), view["rejected"]),
+                _num_cell(_count(view["file_errors"]), view["file_errors"]),
+            ]
+        ],
+        id="manifest",
+    )
+    sites = _table(
+        [("Site", False), ("Hands", True), ("First hand", False), ("Last hand", False)],
+        (
+            [site, _num_cell(_count(hands), hands), _when(first), _when(last)]
+            for site, hands, first, last in data.sites.iter_rows()
+        ),
+        id="sites",
+    )
+    stakes = _stakes_table(data.stakes)
+    parts: list[object] = [
+        tag("h2", "Overview"),
+        cards,
+        tag("h3", "Input files (the files manifest)"),
+        manifest,
+    ]
+    if view["filtered"]:
+        parts.append(
+            tag(
+                "p",
+                "The manifest counts cover every ingested file; the other numbers "
+                "cover the hands of the selected days.",
+                class_="note",
+            )
+        )
+    parts.append(
+        tag(
+            "div",
+            tag("div", tag("h3", "Sites"), sites),
+            tag("div", tag("h3", "Stakes"), stakes),
+            class_="grid2",
+        )
+    )
+    if data.rejects.height:
+        parts += [
+            tag("h3", "Rejected hands by reason"),
+            _table(
+                [("Reason", False), ("Hands", True)],
+                (
+                    [reason, _num_cell(_count(count), count)]
+                    for reason, count in data.rejects.iter_rows()
+                ),
+                id="rejects",
+            ),
+        ]
+    if data.files.height:
+        parts += [
+            tag("h3", "Files with rejected hands or errors"),
+            _table(
+                [("File", False), ("Hands", True), ("Rejected", True), ("Error", False)],
+                (
+                    [
+                        tag("td", path, class_="source"),
+                        _num_cell(_count(hands), hands),
+                        _num_cell(_count(rejected), rejected),
+                        error or "",
+                    ]
+                    for path, hands, rejected, error in data.files.select(
+                        "path", "hands", "rejected", "error"
+                    ).iter_rows()
+                ),
+                id="problem-files",
+            ),
+        ]
+        if data.files.height >= MAX_LISTED_FILES:
+            parts.append(tag("p", f"First {MAX_LISTED_FILES} files only.", class_="note"))
+    return tag("section", parts, id="overview", class_="block")
+
+
+def _finding_row(row: dict[str, Any], texts: dict[tuple[str, str], HandText]) -> list[object]:
+    scale = row["money_scale"] or 1
+    money_kind = row["kind"] in MONEY_KINDS
+
+    def amount(value: int | None) -> Safe:
+        if value is None:
+            return _num_cell("–")
+        text = format_money(value, row["currency"], scale) if money_kind else f"{value:,}"
+        return tag("td", text, class_="num", data_value=value)
+
+    text = texts.get((row["site"], row["hand_id"]))
+    if text:
+        lines = text.lines
+        body: list[object] = [
+            tag("pre", "\n".join(key_lines(lines, row["player"])), class_="key-lines"),
+            tag(
+                "details",
+                tag("summary", f"whole hand ({len(lines)} lines)"),
+                tag("pre", "\n".join(lines)),
+                class_="whole",
+            ),
+            tag("p", text.origin, class_="source"),
+        ]
+    else:
+        body = [tag("p", "hand text not available", class_="note")]
+    return [
+        row["site"],
+        tag("td", row["hand_id"], class_="num"),
+        row["table_name"] or "",
+        tag("td", row["player"] or "–", class_="name"),
+        amount(row["expected"]),
+        amount(row["recorded"]),
+        tag(
+            "td", tag("details", tag("summary", row["detail"] or row["kind"]), body, class_="hand")
+        ),
+    ]
+
+
+def _stakes_table(stakes: pl.DataFrame) -> Safe:
+    """Hands per stakes: one row per game and stakes, one column per limit."""
+    limits = [limit for limit in ("FL", "PL", "NL") if limit in stakes["limit_type"].to_list()]
+    limits += sorted({str(limit) for limit in stakes["limit_type"].to_list()} - {"FL", "PL", "NL"})
+    grouped: dict[tuple[bool, str, int, int | None, int | None], dict[str, int]] = {}
+    for limit, currency, scale, small, big, tournament, hands in stakes.iter_rows():
+        key = (bool(tournament), currency, int(scale or 1), small, big)
+        grouped.setdefault(key, {})[str(limit)] = hands
+    rows = []
+    for key in sorted(
+        grouped, key=lambda item: (item[0], item[1] or "", item[4] or 0, item[3] or 0)
+    ):
+        tournament, currency, scale, small, big = key
+        counts = grouped[key]
+        rows.append(
+            [
+                "tournament" if tournament else "cash",
+                _stakes_text(None, small, big, currency, scale).removeprefix("? "),
+            ]
+            + [
+                _num_cell(_count(counts[limit]), counts[limit])
+                if limit in counts
+                else _num_cell("")
+                for limit in limits
+            ]
+            + [_num_cell(_count(sum(counts.values())), sum(counts.values()))]
+        )
+    return _table(
+        [("Game", False), ("Stakes", False), *[(limit, True) for limit in limits], ("Hands", True)],
+        rows,
+        id="stakes",
+    )
+
+
+def _audit_html(data: ReportData) -> Safe:
+    audit = data.audit
+    if audit is None:
+        return tag(
+            "section",
+            tag("h2", "Audit"),
+            tag(
+                "p",
+                "This dataset has not been audited: run hilo audit DATASET, then "
+                "make the report again.",
+                class_="note",
+            ),
+            id="audit",
+            class_="block",
+        )
+    parts: list[object] = [
+        tag("h2", "Audit"),
+        tag(
+            "div",
+            _card_html(
+                "Findings",
+                _count(audit["total"]),
+                data_metric="findings",
+                data_value=audit["total"],
+            ),
+            _card_html(
+                "Hands with findings",
+                _count(audit["hands"]),
+                data_metric="finding-hands",
+                data_value=audit["hands"],
+            ),
+            _card_html("Share of hands", _percent(audit["hands"], data.overview["hands"])),
+            class_="cards",
+        ),
+    ]
+    if audit["total"] == 0:
+        parts.append(
+            tag("p", "No findings: every payout, pot and rule check agreed.", class_="note")
+        )
+        return tag("section", parts, id="audit", class_="block")
+
+    sites = audit["sites"]
+    counts: dict[tuple[str, str], int] = {
+        (kind, site): count for kind, _, site, count in audit["by_kind_site"].iter_rows()
+    }
+    kind_rows = []
+    for kind, _, findings, hands in audit["by_kind"].iter_rows():
+        kind_rows.append(
+            [tag("td", tag("span", kind, class_="kind"))]
+            + [
+                _num_cell(_count(counts.get((kind, site), 0)), counts.get((kind, site), 0))
+                for site in sites
+            ]
+            + [_num_cell(_count(findings), findings), _num_cell(_count(hands), hands)]
+        )
+    by_kind = _table(
+        [("Kind", False), *[(site, True) for site in sites], ("Findings", True), ("Hands", True)],
+        kind_rows,
+        id="findings-by-kind",
+    )
+    money_rows = [
+        [
+            tag("td", tag("span", kind, class_="kind")),
+            currency_name(currency),
+            _num_cell(_count(findings), findings),
+            tag(
+                "td",
+                format_money(affected, currency, scale),
+                class_="num",
+                data_minor=int(affected),
+                data_kind=kind,
+                data_currency=currency,
+            ),
+        ]
+        for kind, _, currency, scale, affected, findings in audit["money"].iter_rows()
+    ]
+    money = _table(
+        [
+            ("Kind", False),
+            ("Currency", False),
+            ("Findings with amounts", True),
+            ("Money affected Σ|expected − recorded|", True),
+        ],
+        money_rows,
+        id="money-affected",
+    )
+    parts += [
+        tag(
+            "div",
+            tag("div", tag("h3", "Findings by kind and site"), by_kind),
+            tag(
+                "div",
+                tag("h3", "Findings by kind"),
+                tag(
+                    "figure",
+                    findings_chart(audit["by_kind"]),
+                    class_="chart small",
+                    id="chart-findings",
+                ),
+            ),
+            class_="grid2",
+        ),
+        tag("h3", "Money affected"),
+        money if money_rows else tag("p", "No finding with amounts.", class_="note"),
+        tag(
+            "p",
+            "Amounts in each hand's currency; kinds about seats, bet counts, order of "
+            "action or hand descriptions carry no money.",
+            class_="note",
+        ),
+        tag("h3", "Findings"),
+    ]
+    shown: pl.DataFrame = audit["shown"]
+    if shown.height < audit["total"]:
+        parts.append(
+            tag(
+                "p",
+                f"Showing {shown.height:,} of {audit['total']:,} findings (a share of each kind, "
+                "largest differences first); every finding is in DATASET/audit/discrepancies.",
+                class_="note",
+                id="findings-capped",
+            )
+        )
+    texts = audit["texts"]
+    totals = dict(audit["by_kind"].select("kind", "findings").iter_rows())
+    for (kind,), group in shown.partition_by("kind", as_dict=True, maintain_order=True).items():
+        rows = [_finding_row(row, texts) for row in group.iter_rows(named=True)]
+        total = totals.get(kind, group.height)
+        count = (
+            f"{total:,} findings"
+            if group.height == total
+            else (f"{group.height:,} of {total:,} findings shown")
+        )
+        parts.append(
+            tag(
+                "details",
+                tag("summary", tag("span", kind, class_="kind"), f" {count}"),
+                _table(
+                    [
+                        ("Site", False),
+                        ("Hand", True),
+                        ("Table", False),
+                        ("Player", False),
+                        ("Expected", True),
+                        ("Recorded", True),
+                        ("Detail (open for the hand)", False),
+                    ],
+                    rows,
+                    class_="findings",
+                    data_kind=kind,
+                ),
+                class_="kind-group",
+            )
+        )
+    return tag("section", parts, id="audit", class_="block")
+
+
+STAT_LABELS = {
+    "hands": "Hands",
+    "vpip": "VPIP",
+    "pfr": "PFR",
+    "three_bet": "3-Bet",
+    "fold_to_three_bet": "Fold to 3-Bet",
+    "fold_to_three_bet_opener": "Fold to 3-Bet (opener)",
+    "four_bet": "4-Bet",
+    "steal": "Steal",
+    "fold_to_steal": "Fold to Steal",
+    "limp": "Limp",
+    "cold_call": "Cold call",
+    "af": "AF",
+    "afq": "AFq",
+    "flop_cbet": "C-bet flop",
+    "turn_cbet": "C-bet turn",
+    "fold_to_flop_cbet": "Fold to flop c-bet",
+    "fold_to_turn_cbet": "Fold to turn c-bet",
+    "flop_check_raise": "Check-raise flop",
+    "check_raise": "Check-raise",
+    "wtsd": "WTSD",
+    "wsd": "W$SD",
+    "wwsf": "W$WSF",
+    "won_without_showdown": "Won without showdown",
+    "net_won": "Net won",
+    "bb_per_100": "bb/100",
+    "big_bets_per_100": "Big bets/100",
+    "rake_paid": "Rake paid",
+    "scoop_pct": "Scoop (of showdowns)",
+    "high_only_pct": "High only",
+    "low_only_pct": "Low only",
+    "quartered_pct": "Quartered",
+    "three_quartered_pct": "Three-quartered",
+    "chopped_pct": "Chopped (no low)",
+    "won_high_pct": "Won high (any share)",
+    "won_low_pct": "Won low (any share)",
+    "pot_share_at_showdown": "Pot share at showdown",
+    "net_won_minor": "Net won",
+    "showdowns": "Went to showdown",
+    "showdowns_won_net_positive": "Showdowns won (net positive)",
+}
+_PLAIN_NUMBERS = {"af", "afq", "bb_per_100", "big_bets_per_100"}
+_SKIPPED_STATS = {"player", "site", "currency"}
+
+
+def _stat_rows(stats: dict[str, Any], currency: str, scale: int) -> list[list[object]]:
+    rows: list[list[object]] = []
+    for column, value in stats.items():
+        if column in _SKIPPED_STATS:
+            continue
+        label = STAT_LABELS.get(column, column.replace("_", " "))
+        if column.endswith("_minor"):
+            cell = _money_cell(value, currency, scale)
+        elif isinstance(value, Decimal) or column in ("net_won", "rake_paid"):
+            cell = tag(
+                "td",
+                _decimal_money(value, currency, scale),
+                class_=_sign_class(value),
+                data_value=None if value is None else str(value),
+            )
+        elif isinstance(value, bool) or value is None:
+            cell = _num_cell("–")
+        elif isinstance(value, int):
+            cell = _num_cell(_count(value), value)
+        elif column in _PLAIN_NUMBERS:
+            cell = _num_cell(_number(value), value)
+        elif isinstance(value, float):
+            cell = _num_cell(_percent(value), value)
+        else:
+            cell = tag("td", str(value))
+        rows.append([tag("td", label, data_stat=column), cell])
+    return rows
+
+
+def _players_html(data: ReportData) -> Safe:
+    parts: list[object] = [tag("h2", "Players")]
+    if data.missing_players:
+        parts.append(
+            tag(
+                "p",
+                "No hands in the selection for: " + ", ".join(data.missing_players),
+                class_="note",
+                id="missing-players",
+            )
+        )
+    if not data.players:
+        parts.append(tag("p", "No player to report on.", class_="note"))
+        return tag("section", parts, id="players", class_="block")
+    how = (
+        "players asked for"
+        if data.requested_players
+        else f"the {len(data.players)} players with the most hands"
+    )
+    parts.append(
+        tag(
+            "p",
+            f"Showing {how}. Net won = collected − chips put in + uncalled bets "
+            "returned (after rake).",
+            class_="note",
+        )
+    )
+    summary_rows = []
+    for index, section in enumerate(data.players, 1):
+        for block in section.blocks:
+            summary_rows.append(
+                [
+                    tag("td", tag("a", section.name, href=f"#player-{index}"), class_="name"),
+                    currency_name(block.currency),
+                    _num_cell(_count(block.hands), block.hands),
+                    _money_cell(block.curve.final["all"], block.currency, block.scale),
+                    _money_cell(block.curve.final["showdown"], block.currency, block.scale),
+                    _money_cell(block.curve.final["non_showdown"], block.currency, block.scale),
+                ]
+            )
+    parts.append(
+        _table(
+            [
+                ("Player", False),
+                ("Currency", False),
+                ("Hands", True),
+                ("Net won", True),
+                ("At showdown", True),
+                ("Without showdown", True),
+            ],
+            summary_rows,
+            id="players-summary",
+        )
+    )
+    sections = [tag("section", parts, id="players", class_="block")]
+    for index, section in enumerate(data.players, 1):
+        sections.append(_player_html(data, index, section))
+    return join(sections, "\n")
+
+
+def _player_html(data: ReportData, index: int, section: PlayerSection) -> Safe:
+    parts: list[object] = [
+        tag("h2", tag("span", section.name, class_="name")),
+        tag(
+            "p",
+            f"{section.hands:,} hands"
+            + (
+                " in " + ", ".join(currency_name(block.currency) for block in section.blocks)
+                if len(section.blocks) > 1
+                else ""
+            ),
+            class_="note",
+        ),
+    ]
+    for block in section.blocks:
+        parts.append(_currency_html(data, block))
+    return tag(
+        "section", parts, id=f"player-{index}", class_="block player", data_player=section.name
+    )
+
+
+def _currency_html(data: ReportData, block: CurrencyBlock) -> Safe:
+    currency, scale, curve = block.currency, block.scale, block.curve
+    name = currency_name(currency)
+    legend = [
+        join(
+            [
+                Safe(
+                    f'<span class="legend-swatch" style="background:{CURVE_COLOURS[key]}"></span>'
+                ),
+                f"{CURVE_LABELS[key]} {format_money(curve.final[key], currency, scale)}",
+            ]
+        )
+        for key in ("all", "showdown", "non_showdown")
+    ]
+    figure = tag(
+        "figure",
+        winnings_chart(curve, currency, scale),
+        tag(
+            "figcaption",
+            f"Cumulative winnings over {curve.hands:,} hands in {name} (in order of play; "
+            f"{len(curve.x):,} points drawn).",
+            legend,
+        ),
+        class_="chart winnings",
+        data_currency=currency,
+        data_hands=curve.hands,
+        data_points=len(curve.x),
+        data_net_minor=curve.final["all"],
+        data_showdown_minor=curve.final["showdown"],
+        data_non_showdown_minor=curve.final["non_showdown"],
+    )
+    if block.stats is None:
+        stats = tag("p", "No statistics row for this currency.", class_="note")
+    else:
+        stats = _table(
+            [("Statistic", False), ("Value", True)],
+            _stat_rows(block.stats, currency, scale),
+            class_="stats",
+            data_currency=currency,
+        )
+    stats_note = tag("p", data.stats_note, class_="note") if data.stats_note else None
+
+    def results(frame: pl.DataFrame, first_label: str, labels: list[str], table_id: str) -> Safe:
+        rows = []
+        for row, label in zip(frame.iter_rows(named=True), labels, strict=True):
+            rows.append(
+                [
+                    tag("td", label, data_key=label),
+                    _num_cell(_count(row["hands"]), row["hands"]),
+                    _money_cell(row["net"], currency, scale),
+                    _num_cell(_number(row["bb_per_100"]), row["bb_per_100"]),
+                    _money_cell(row["showdown_net"], currency, scale),
+                    _money_cell(row["non_showdown_net"], currency, scale),
+                ]
+            )
+        return _table(
+            [
+                (first_label, False),
+                ("Hands", True),
+                (f"Net won ({name})", True),
+                ("bb/100", True),
+                ("At showdown", True),
+                ("Without showdown", True),
+            ],
+            rows,
+            class_=table_id,
+            data_currency=currency,
+            footer=[
+                tag("td", "Total"),
+                _num_cell(_count(int(frame["hands"].sum())), int(frame["hands"].sum())),
+                _money_cell(int(frame["net"].sum()), currency, scale),
+                _num_cell(_number(_weighted_bb(frame))),
+                _money_cell(int(frame["showdown_net"].sum()), currency, scale),
+                _money_cell(int(frame["non_showdown_net"].sum()), currency, scale),
+            ],
+        )
+
+    positions = block.by_position.with_columns(
+        order=pl.col("position").replace_strict(
+            {label: index for index, label in enumerate(POSITION_ORDER)},
+            default=len(POSITION_ORDER),
+            return_dtype=pl.Int32,
+        )
+    ).sort("order", "position", nulls_last=True)
+    position_labels = [label or "–" for label in positions["position"].to_list()]
+    stakes = block.by_stakes.sort("limit_type", "stakes_big", "stakes_small", nulls_last=True)
+    stakes_labels = [
+        f"{limit or '?'} {format_amount(small, scale)}/{format_amount(big, scale)}"
+        + (" (tournament)" if tournament else "")
+        for limit, small, big, tournament in stakes.select(
+            "limit_type", "stakes_small", "stakes_big", "is_tournament"
+        ).iter_rows()
+    ]
+    if block.hilo is None:
+        hilo: list[object] = [
+            tag(
+                "p",
+                "Not audited: the hi/lo breakdown comes from the audit's payouts (run hilo audit).",
+                class_="note",
+            )
+        ]
+    else:
+        total = int(block.hilo["pots"].sum())
+        hilo_rows = [
+            [
+                tag("td", label, data_outcome=outcome),
+                _num_cell(_count(pots), pots),
+                _num_cell(_percent(pots, total)),
+                _money_cell(amount, currency, scale),
+            ]
+            for outcome, label, pots, amount in block.hilo.select(
+                "outcome", "label", "pots", "amount"
+            ).iter_rows()
+        ]
+        hilo = [
+            _table(
+                [
+                    ("Outcome", False),
+                    ("Main pots", True),
+                    ("Share", True),
+                    (f"Paid ({name})", True),
+                ],
+                hilo_rows,
+                class_="hilo",
+                data_currency=currency,
+                footer=[
+                    tag("td", "Main pots won"),
+                    _num_cell(_count(total), total),
+                    "",
+                    _money_cell(int(block.hilo["amount"].sum()), currency, scale),
+                ],
+            ),
+            tag("figure", hilo_chart(block.hilo), class_="chart small") if total else None,
+            tag(
+                "p",
+                "What the rules pay (the audit's payouts), main pot of the first board; "
+                "the statistics' “high only”/“low only” also count quartered pots.",
+                class_="note",
+            ),
+        ]
+    return tag(
+        "div",
+        tag("h3", f"{name} · {block.hands:,} hands"),
+        figure,
+        tag(
+            "div",
+            tag("div", tag("h4", "Statistics"), stats_note, stats),
+            tag(
+                "div",
+                tag("h4", "Results by position"),
+                results(positions, "Position", position_labels, "by-position"),
+                tag("h4", "Results by stakes"),
+                results(stakes, "Stakes", stakes_labels, "by-stakes"),
+                tag("h4", "Hi/lo breakdown"),
+                hilo,
+            ),
+            class_="player-grid",
+        ),
+        class_="currency-block",
+        data_currency=currency,
+    )
+
+
+# -- writing --------------------------------------------------------------------------------------
+
+
+def write_report(
+    dataset: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    players: Sequence[str] | None = None,
+    since: str | dt.date | None = None,
+    until: str | dt.date | None = None,
+    *,
+    top: int = DEFAULT_TOP,
+    max_findings: int = MAX_FINDINGS,
+    max_points: int = MAX_CURVE_POINTS,
+) -> ReportSummary:
+    """Build the report of ``dataset`` and write it to ``out`` (temporary file, then rename)."""
+    started = time.perf_counter()
+    data = build_report(
+        dataset, players, since, until, top=top, max_findings=max_findings, max_points=max_points
+    )
+    page = render_report(data).encode("utf-8")
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(page)
+    os.replace(temporary, target)
+    return ReportSummary(
+        path=target,
+        size=len(page),
+        hands=data.overview["hands"],
+        players=len(data.players),
+        findings=0 if data.audit is None else data.audit["total"],
+        seconds=time.perf_counter() - started,
+    )

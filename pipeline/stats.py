@@ -1,0 +1,646 @@
+"""Player statistics: the DuckDB models of ``sql/`` over a dataset's Parquet tables.
+
+A tiny loader, no templating. The dataset's tables become views over exactly the part files the
+``files`` manifest names (``read_parquet(?, hive_partitioning = true)``, the list of paths bound as
+a parameter); the audit's outputs, when present, become ``audit_payouts`` and
+``audit_discrepancies``. Then every ``sql/*.sql`` file is loaded in layer order (``stg_``,
+``int_``, ``fct_``, ``rpt_``, ``agg_``; within a layer, after the models it reads): a model file
+holds one ``select`` and becomes ``create or replace view <stem> as …``, except the ``fct_``
+models, which are materialised as tables (computed a chunk of ingest parts at a time, so memory
+stays bounded), and the ``rpt_`` files, which hold a whole ``create or replace macro <stem>(…) as
+table …`` (a model with parameters).
+
+Everything lives in ``DATASET/hilo.duckdb``, so ``duckdb DATASET/hilo.duckdb`` opens it all. The
+views are recreated on every `open_database`; the ``fct_`` tables are rebuilt only when an input
+file or a model changed (a fingerprint in ``hilo_state``). DuckDB resolves a view's relative
+paths against the working directory of whoever opens the database, never against the database
+file, so the Parquet paths are absolute (moving the dataset only needs one ``hilo stats`` or
+``hilo query`` to repair them).
+
+User values (player names, site, stakes, dates, …) reach SQL only as prepared parameters of the
+``rpt_player_stats`` macro: `compute_stats` never formats them into SQL text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+
+__all__ = [
+    "BY_DIMENSIONS",
+    "DATABASE_NAME",
+    "LAYERS",
+    "LIMITS",
+    "SOURCE_TABLES",
+    "STAT_COLUMNS",
+    "Sources",
+    "compute_stats",
+    "connect",
+    "find_sources",
+    "load_models",
+    "model_files",
+    "open_database",
+    "parse_stakes",
+    "register_sources",
+]
+
+DATABASE_NAME = "hilo.duckdb"
+LAYERS = ("stg_", "int_", "fct_", "rpt_", "agg_")
+BY_DIMENSIONS = ("position", "stakes", "month", "site")
+LIMITS = ("FL", "PL", "NL")
+SOURCE_TABLES = ("hands", "seats", "actions", "collections", "showdowns", "rejects", "files")
+AUDIT_TABLES = {"audit_payouts": "payouts", "audit_discrepancies": "discrepancies"}
+# Tables whose parts share their id with the hands they hold (see `Sources.chunks`).
+CHUNKED_TABLES = ("hands", "seats", "actions", "collections", "showdowns")
+# Models stored as tables: the per hand and player facts, the one expensive model.
+MATERIALISED = "fct_"
+CHUNK_HANDS = int(os.environ.get("HILO_STATS_CHUNK_HANDS", "250000"))
+FINGERPRINT_VERSION = "hilo-stats-1"
+# The columns `compute_stats` returns unless ``counts=True`` (which adds every numerator and
+# denominator); ``group_value`` is renamed after the ``by`` dimension.
+STAT_COLUMNS = (
+    "player",
+    "site",
+    "currency",
+    "group_value",
+    "hands",
+    "vpip",
+    "pfr",
+    "three_bet",
+    "fold_to_three_bet",
+    "fold_to_three_bet_opener",
+    "four_bet",
+    "steal",
+    "fold_to_steal",
+    "limp",
+    "cold_call",
+    "af",
+    "afq",
+    "flop_cbet",
+    "turn_cbet",
+    "fold_to_flop_cbet",
+    "fold_to_turn_cbet",
+    "flop_check_raise",
+    "check_raise",
+    "wtsd",
+    "wsd",
+    "wwsf",
+    "won_without_showdown",
+    "net_won",
+    "bb_per_100",
+    "big_bets_per_100",
+    "rake_paid",
+    "scoop_pct",
+    "high_only_pct",
+    "low_only_pct",
+    "quartered_pct",
+    "three_quartered_pct",
+    "chopped_pct",
+    "won_high_pct",
+    "won_low_pct",
+    "pot_share_at_showdown",
+)
+
+_REFERENCE = re.compile(r"\b(?:from|join)\s+([a-z_][a-z0-9_]*)", re.IGNORECASE)
+_STAKES = re.compile(
+    r"^\s*[^\d/]*?(\d+(?:\.\d+)?)\s*[^\d/]*?\s*/\s*[^\d/]*?(\d+(?:\.\d+)?)\s*[A-Za-z]*\s*$"
+)
+
+
+# -- the models ----------------------------------------------------------------------------------
+
+
+def model_files() -> list[tuple[str, str]]:
+    """Return ``(stem, text)`` of every ``sql/*.sql`` file, in the order they must be created.
+
+    Layers go in `LAYERS` order; inside a layer a model comes after the models it reads
+    (``from``/``join`` references), then by name.
+    """
+    found: dict[str, str] = {}
+    for entry in resources.files("sql").iterdir():
+        if entry.name.endswith(".sql") and entry.is_file():
+            found[entry.name[: -len(".sql")]] = entry.read_text(encoding="utf-8")
+    unknown = sorted(stem for stem in found if not stem.startswith(LAYERS))
+    if unknown:
+        raise ValueError(f"sql/ files outside the layers {LAYERS}: {unknown}")
+
+    ordered: list[tuple[str, str]] = []
+    done: set[str] = set()
+    for layer in LAYERS:
+        pending = sorted(stem for stem in found if stem.startswith(layer))
+        while pending:
+            ready = [
+                stem
+                for stem in pending
+                if all(
+                    name in done or name not in pending or name == stem
+                    for name in _references(found[stem])
+                )
+            ]
+            if not ready:
+                raise ValueError(f"circular references between sql/ models: {pending}")
+            for stem in ready:
+                ordered.append((stem, found[stem]))
+                done.add(stem)
+                pending.remove(stem)
+    return ordered
+
+
+def _references(text: str) -> set[str]:
+    without_comments = "\n".join(line.split("--", 1)[0] for line in text.splitlines())
+    return {name.lower() for name in _REFERENCE.findall(without_comments)}
+
+
+def _model_statement(stem: str, text: str) -> str:
+    """The statement creating a non-materialised model: a view, or a ``rpt_`` macro as written."""
+    body = text.strip().rstrip(";")
+    if stem.startswith("rpt_"):
+        if not re.search(rf"create\s+or\s+replace\s+macro\s+{stem}\s*\(", body, re.IGNORECASE):
+            raise ValueError(f"sql/{stem}.sql must define the macro {stem}")
+        return body
+    return f"create or replace view {stem} as\n{body}"
+
+
+def load_models(
+    connection: duckdb.DuckDBPyConnection,
+    sources: Sources,
+    *,
+    rebuild: bool = True,
+    chunk_hands: int | None = None,
+) -> list[str]:
+    """Create every model of ``sql/`` on ``connection`` (after `register_sources`).
+
+    ``fct_`` models are materialised as tables, computed one chunk of ingest parts at a time
+    (see `_materialise`); with ``rebuild=False`` the tables already there are kept. Every other
+    model is a view (``create or replace view <stem> as …``), a ``rpt_`` one a table macro.
+    Returns the model names.
+    """
+    names = []
+    for stem, text in model_files():
+        if stem.startswith(MATERIALISED):
+            if rebuild:
+                _materialise(connection, stem, text.strip().rstrip(";"), sources, chunk_hands)
+        else:
+            connection.execute(_model_statement(stem, text))
+        names.append(stem)
+    return names
+
+
+def _materialise(
+    connection: duckdb.DuckDBPyConnection,
+    stem: str,
+    body: str,
+    sources: Sources,
+    chunk_hands: int | None,
+) -> None:
+    """Create table ``stem`` from ``body``, chunk by chunk of the dataset's ingest parts.
+
+    A hand's rows (hands, seats, actions, collections, showdowns) all sit in parts with the
+    same part id, so the models can run on a few part ids at a time: the source views are
+    pointed at one chunk's parts (the audit's payouts at that chunk's hands), the rows are
+    appended, and the views are pointed back at everything. Memory stays bounded by the chunk
+    and the hash tables stay small; the result is the same rows as one pass over everything.
+    Runs inside the caller's transaction, so a failure leaves the previous table.
+    """
+    connection.execute(f"drop view if exists {stem}")
+    connection.execute(f"drop table if exists {stem}")
+    chunks = sources.chunks(chunk_hands or CHUNK_HANDS)
+    if len(chunks) <= 1:
+        connection.execute(f"create table {stem} as\n{body}")
+        return
+    try:
+        for number, chunk in enumerate(chunks):
+            sources.point(connection, chunk)
+            if number == 0:
+                connection.execute(f"create table {stem} as\n{body}")
+            else:
+                connection.execute(f"insert into {stem}\n{body}")
+    finally:
+        sources.point(connection, None)
+
+
+# -- the inputs ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Sources:
+    """The Parquet files behind each source view, and how to point the views at them.
+
+    ``paths`` maps a view (``hands``, …, ``audit_payouts``) to absolute file paths: for the
+    dataset's tables exactly the parts the ``files`` manifest names, for the audit's outputs
+    the files of ``DATASET/audit/<table>/site=*/``.
+    """
+
+    dataset: Path
+    paths: dict[str, list[str]]
+    schemas: dict[str, pa.Schema]
+
+    def point(self, connection: duckdb.DuckDBPyConnection, chunk: set[str] | None) -> None:
+        """(Re)create every source view: over everything, or over the parts of ``chunk`` (a
+        set of part file names) with the audit's payouts limited to that chunk's hands."""
+        for view, paths in self.paths.items():
+            if chunk is not None and view in CHUNKED_TABLES:
+                paths = [path for path in paths if Path(path).name in chunk]
+            if chunk is not None and view == "audit_payouts" and paths:
+                # Table names in this query are hilo's own; the paths are a bound parameter.
+                relation = connection.sql(
+                    "select payouts.* from read_parquet(?, hive_partitioning = true) as payouts"
+                    " semi join hands on payouts.site = hands.site"
+                    " and payouts.hand_id = hands.hand_id",
+                    params=[paths],
+                )
+                relation.create_view(view, replace=True)
+            elif paths:
+                relation = connection.sql(
+                    "select * from read_parquet(?, hive_partitioning = true)", params=[paths]
+                )
+                relation.create_view(view, replace=True)
+            else:
+                _empty_view(connection, view, self.schemas[view])
+
+    def chunks(self, hands_per_chunk: int) -> list[set[str]]:
+        """Part file names grouped into chunks of about ``hands_per_chunk`` hands."""
+        import pyarrow.parquet as pq
+
+        sizes = sorted(
+            (Path(path).name, pq.read_metadata(path).num_rows) for path in self.paths["hands"]
+        )
+        chunks: list[set[str]] = []
+        current: set[str] = set()
+        rows = 0
+        for name, count in sizes:
+            if current and rows + count > hands_per_chunk:
+                chunks.append(current)
+                current, rows = set(), 0
+            current.add(name)
+            rows += count
+        if current:
+            chunks.append(current)
+        return chunks
+
+    def fingerprint(self) -> str:
+        """A digest of every input file (path, size, modification time) and every model's SQL:
+        equal digests, equal results."""
+        digest = hashlib.sha256(FINGERPRINT_VERSION.encode())
+        for view in sorted(self.paths):
+            for path in self.paths[view]:
+                stat = os.stat(path)
+                digest.update(f"{view}\t{path}\t{stat.st_size}\t{stat.st_mtime_ns}\n".encode())
+        for stem, text in model_files():
+            digest.update(f"{stem}\n{text}\n".encode())
+        return digest.hexdigest()
+
+
+def _manifest_parts(dataset: Path) -> dict[str, list[str]]:
+    """Committed part files per table, absolute paths, in name order."""
+    from pipeline.dataset import read_manifest
+
+    parts: dict[str, list[str]] = {table: [] for table in SOURCE_TABLES}
+    manifest = read_manifest(dataset)
+    referenced: set[str] = set()
+    for listed in manifest.column("parts").to_pylist():
+        referenced.update(listed or ())
+    for relative in sorted(referenced):
+        table = relative.split("/", 1)[0]
+        if table in parts and (dataset / relative).is_file():
+            parts[table].append(str((dataset / relative).resolve()))
+    manifest_folder = dataset / "files"
+    if manifest_folder.is_dir():
+        parts["files"] = sorted(
+            str(path.resolve()) for path in manifest_folder.glob("part-*.parquet")
+        )
+    return parts
+
+
+def _empty_view(connection: duckdb.DuckDBPyConnection, name: str, schema: pa.Schema) -> None:
+    """A view with ``schema``'s columns and no rows (a table with no committed part yet)."""
+    holder = f"_hilo_empty_{name}"
+    connection.register(holder, schema.empty_table())
+    try:
+        described = connection.execute(f"describe select * from {holder}").fetchall()
+    finally:
+        connection.unregister(holder)
+    # Column names and types come from hilo's own schemas, never from users.
+    columns = ",\n    ".join(
+        f'cast(null as {kind}) as "{column}"' for column, kind, *_ in described
+    )
+    connection.execute(f"create or replace view {name} as\nselect\n    {columns}\nlimit 0")
+
+
+def find_sources(dataset: str | os.PathLike[str]) -> Sources:
+    """The files behind every source view of the dataset at ``dataset``."""
+    from pipeline.audit import DISCREPANCY_SCHEMA, PAYOUT_SCHEMA
+    from pipeline.schema import TABLES
+
+    root = Path(dataset)
+    paths = _manifest_parts(root)
+    for view, folder in AUDIT_TABLES.items():
+        paths[view] = sorted(
+            str(path.resolve()) for path in (root / "audit" / folder).glob("site=*/part-*.parquet")
+        )
+    schemas = {view: TABLES[view] for view in SOURCE_TABLES}
+    schemas["audit_payouts"] = _polars_schema_to_arrow(PAYOUT_SCHEMA)
+    schemas["audit_discrepancies"] = _polars_schema_to_arrow(DISCREPANCY_SCHEMA)
+    return Sources(root, paths, schemas)
+
+
+def register_sources(
+    connection: duckdb.DuckDBPyConnection, dataset: str | os.PathLike[str]
+) -> Sources:
+    """Create a view per dataset table and audit output over all their files; return them."""
+    sources = find_sources(dataset)
+    sources.point(connection, None)
+    return sources
+
+
+def _polars_schema_to_arrow(schema: dict[str, Any]) -> pa.Schema:
+    import polars as pl
+
+    return pl.DataFrame(schema=schema).to_arrow().schema
+
+
+# -- connections ---------------------------------------------------------------------------------
+
+
+def connect(
+    database: str | os.PathLike[str] = ":memory:",
+    *,
+    memory_limit: str | None = None,
+    temp_directory: str | os.PathLike[str] | None = None,
+    threads: int | None = None,
+    read_only: bool = False,
+) -> duckdb.DuckDBPyConnection:
+    """Open DuckDB with hilo's session settings: UTC, a memory limit and a spill folder.
+
+    ``memory_limit`` defaults to ``$HILO_DUCKDB_MEMORY`` or DuckDB's own default (80 % of RAM);
+    ``temp_directory`` (where large sorts and joins spill) to ``$HILO_DUCKDB_TEMP`` or a
+    ``hilo-duckdb`` folder in the system's temporary directory.
+    """
+    import duckdb
+
+    config: dict[str, Any] = {}
+    memory = memory_limit or os.environ.get("HILO_DUCKDB_MEMORY")
+    if memory:
+        config["memory_limit"] = memory
+    spill = temp_directory or os.environ.get("HILO_DUCKDB_TEMP")
+    if spill is None:
+        spill = Path(tempfile.gettempdir()) / "hilo-duckdb"
+    Path(spill).mkdir(parents=True, exist_ok=True)
+    config["temp_directory"] = str(spill)
+    if threads:
+        config["threads"] = threads
+    connection = duckdb.connect(str(database), read_only=read_only, config=config)
+    connection.execute("set TimeZone = 'UTC'")
+    connection.execute("set enable_progress_bar = false")
+    return connection
+
+
+def open_database(
+    dataset: str | os.PathLike[str],
+    *,
+    persistent: bool = True,
+    memory_limit: str | None = None,
+    temp_directory: str | os.PathLike[str] | None = None,
+    threads: int | None = None,
+    chunk_hands: int | None = None,
+) -> duckdb.DuckDBPyConnection:
+    """Return a connection holding every dataset view and model, up to date.
+
+    With ``persistent`` (the default) that is ``DATASET/hilo.duckdb``: its views are recreated
+    and its ``fct_`` tables rebuilt only when an input file or a model changed since they were
+    built (a fingerprint kept in ``hilo_state``). If the file cannot be opened for writing
+    (another process holds it, a read-only folder), an in-memory database is built instead and
+    a note goes to standard error; ``persistent=False`` always builds in memory.
+    """
+    import duckdb
+
+    root = Path(dataset)
+    if not root.is_dir():
+        raise FileNotFoundError(f"no dataset at {root}")
+    settings: dict[str, Any] = {
+        "memory_limit": memory_limit,
+        "temp_directory": temp_directory,
+        "threads": threads,
+    }
+    connection = None
+    if persistent:
+        try:
+            connection = connect(root / DATABASE_NAME, **settings)
+        except (duckdb.Error, OSError) as error:
+            print(
+                f"hilo: {root / DATABASE_NAME} not writable ({error}); using memory",
+                file=sys.stderr,
+            )
+    if connection is None:
+        connection = connect(":memory:", **settings)
+    try:
+        connection.execute("begin transaction")
+        sources = register_sources(connection, root)
+        fingerprint = sources.fingerprint()
+        connection.execute(
+            "create table if not exists hilo_state (key varchar primary key, value varchar)"
+        )
+        stored = connection.execute(
+            "select value from hilo_state where key = 'fingerprint'"
+        ).fetchall()
+        fresh = bool(stored) and stored[0][0] == fingerprint and _has_tables(connection)
+        load_models(connection, sources, rebuild=not fresh, chunk_hands=chunk_hands)
+        connection.execute(
+            "insert or replace into hilo_state values ('fingerprint', ?)", [fingerprint]
+        )
+        connection.execute("commit")
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _has_tables(connection: duckdb.DuckDBPyConnection) -> bool:
+    wanted = {stem for stem, _ in model_files() if stem.startswith(MATERIALISED)}
+    present = {
+        row[0]
+        for row in connection.execute(
+            "select table_name from duckdb_tables() where schema_name = 'main'"
+        ).fetchall()
+    }
+    return wanted <= present
+
+
+# -- the statistics ------------------------------------------------------------------------------
+
+
+def parse_stakes(text: str) -> tuple[str, str]:
+    """Return the two amounts of a stakes text, as exact decimal strings.
+
+    >>> parse_stakes("0.01/0.02")
+    ('0.01', '0.02')
+    >>> parse_stakes("$2/$4")
+    ('2', '4')
+    """
+    match = _STAKES.match(text)
+    if not match:
+        raise ValueError(f"stakes {text!r} are not like 0.01/0.02")
+    try:
+        small, big = (str(Decimal(value)) for value in match.groups())
+    except InvalidOperation as error:  # pragma: no cover - the pattern only lets numbers through
+        raise ValueError(f"stakes {text!r} are not like 0.01/0.02") from error
+    return small, big
+
+
+def _as_date(value: str | dt.date | dt.datetime | None, name: str) -> dt.date | None:
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError as error:
+        raise ValueError(f"{name} {value!r} is not a date (YYYY-MM-DD)") from error
+
+
+def compute_stats(
+    dataset: str | os.PathLike[str],
+    players: Iterable[str] | str | None = None,
+    site: str | None = None,
+    limit: str | None = None,
+    stakes: str | None = None,
+    since: str | dt.date | None = None,
+    until: str | dt.date | None = None,
+    by: str | None = None,
+    min_hands: int | None = None,
+    *,
+    counts: bool = False,
+    connection: duckdb.DuckDBPyConnection | None = None,
+) -> pl.DataFrame:
+    """Player statistics over the dataset at ``dataset`` (docs/stats.md defines every column).
+
+    Parameters
+    ----------
+    dataset:
+        The dataset folder (its ``hilo.duckdb`` is refreshed, see `open_database`).
+    players:
+        Exact player names (one name or several); None for everyone.
+    site, limit, stakes:
+        Keep hands of one site, limit (``FL``, ``PL``, ``NL``) or stakes (``"0.01/0.02"``:
+        blinds, or small/big bet in fixed limit, in currency units).
+    since, until:
+        First and last day (UTC, both included), as dates or ``YYYY-MM-DD``.
+    by:
+        Add a grouping dimension: ``position``, ``stakes``, ``month`` or ``site``; the column
+        is named after it.
+    min_hands:
+        Leave out rows with fewer hands.
+    counts:
+        Also return every numerator and denominator (``vpip_hands``, ``pfr_chances``, …, and
+        money in minor units ``net_won_minor``, ``rake_paid_minor``).
+    connection:
+        A connection from `open_database` to reuse; by default one is opened and closed.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per player and currency (and ``by`` value), most hands first. Ratios are
+        fractions 0..1 (null without an opportunity); ``net_won`` and ``rake_paid`` are decimals
+        in the ``currency`` column's unit.
+    """
+    import polars as pl
+
+    if isinstance(players, str):
+        players = [players]
+    names = None if players is None else [str(name) for name in players]
+    if limit is not None and limit not in LIMITS:
+        raise ValueError(f"limit {limit!r} is not one of {', '.join(LIMITS)}")
+    if by is not None and by not in BY_DIMENSIONS:
+        raise ValueError(f"by {by!r} is not one of {', '.join(BY_DIMENSIONS)}")
+    if min_hands is not None and min_hands < 0:
+        raise ValueError("min_hands must be >= 0")
+    stakes_small, stakes_big = parse_stakes(stakes) if stakes is not None else (None, None)
+    parameters = {
+        "players": names,
+        "site": site,
+        "limit": limit,
+        "stakes_small": stakes_small,
+        "stakes_big": stakes_big,
+        "since": _as_date(since, "since"),
+        "until": _as_date(until, "until"),
+        "by": by,
+        "min_hands": min_hands,
+    }
+    query = """
+        select * from rpt_player_stats(
+            filter_players := cast($players as varchar[]),
+            filter_site := cast($site as varchar),
+            filter_limit := cast($limit as varchar),
+            filter_stakes_small := cast($stakes_small as varchar),
+            filter_stakes_big := cast($stakes_big as varchar),
+            filter_since := cast($since as date),
+            filter_until := cast($until as date),
+            group_dimension := cast($by as varchar),
+            minimum_hands := cast($min_hands as bigint)
+        )
+    """
+    own = connection is None
+    database = open_database(dataset) if connection is None else connection
+    try:
+        table = database.sql(query, params=parameters).to_arrow_table()
+    finally:
+        if own:
+            database.close()
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    if not counts:
+        frame = frame.select(STAT_COLUMNS)
+    if by is None:
+        frame = frame.drop("group_value")
+    else:
+        if by == "site":  # one site per row: the group replaces the list of sites
+            frame = frame.drop("site")
+        frame = frame.rename({"group_value": by})
+        order = list(
+            dict.fromkeys(c for c in ("player", "site", "currency", by) if c in frame.columns)
+        )
+        frame = frame.select(*order, *[c for c in frame.columns if c not in order])
+    return frame
+
+
+def stats_table_columns(frame: pl.DataFrame) -> Sequence[str]:
+    """The columns ``hilo stats --format table`` prints (the rest go to csv, json, parquet)."""
+    wanted = (
+        "player",
+        "site",
+        "currency",
+        *BY_DIMENSIONS,
+        "hands",
+        "vpip",
+        "pfr",
+        "three_bet",
+        "af",
+        "wtsd",
+        "wsd",
+        "net_won",
+        "bb_per_100",
+        "scoop_pct",
+    )
+    seen: list[str] = []
+    for column in wanted:
+        if column in frame.columns and column not in seen:
+            seen.append(column)
+    return seen

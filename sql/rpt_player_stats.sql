@@ -1,0 +1,220 @@
+-- rpt_player_stats: player statistics over a selection of hands (a table
+-- macro: the parameters filter and group; every one is optional).
+-- grain: one row per player, currency and group_value (null unless
+-- group_dimension is set); site lists the sites the player's hands are from.
+-- inputs: fct_hand_players.
+-- parameters:
+--   filter_players       varchar[]: exact player names
+--   filter_site          site code (pokerstars, ...)
+--   filter_limit         FL, PL or NL
+--   filter_stakes_small, filter_stakes_big
+--                        stakes in currency units as text ('0.01', '0.02'):
+--                        the blinds, or the small and big bet in fixed limit
+--   filter_since, filter_until
+--                        dates (UTC), both included
+--   group_dimension      position, stakes, month or site
+--   minimum_hands        leave out groups with fewer hands
+-- Ratios are fractions (0..1), null without an opportunity; money columns
+-- ending in _minor are exact integers in the minor unit (cents, chips), the
+-- others are decimals in currency units. Usage:
+--   select * from rpt_player_stats(filter_players := ['Hero'],
+--                                  group_dimension := 'position');
+create or replace macro rpt_player_stats(
+    filter_players := null,
+    filter_site := null,
+    filter_limit := null,
+    filter_stakes_small := null,
+    filter_stakes_big := null,
+    filter_since := null,
+    filter_until := null,
+    group_dimension := null,
+    minimum_hands := null
+) as table
+
+with
+
+hand_players as (
+
+    select * from fct_hand_players
+
+),
+
+selected as (
+
+    select
+        *,
+        case group_dimension
+            when 'position' then position
+            when 'stakes' then limit_type || ' ' || stakes
+            when 'month' then month
+            when 'site' then site
+        end as group_value
+    from hand_players
+    where
+        (filter_players is null or list_contains(filter_players, player))
+        and (filter_site is null or site = filter_site)
+        and (filter_limit is null or limit_type = filter_limit)
+        and (
+            filter_stakes_small is null
+            or stakes_small_minor
+            = cast(filter_stakes_small as decimal(18, 6)) * money_scale
+        )
+        and (
+            filter_stakes_big is null
+            or stakes_big_minor
+            = cast(filter_stakes_big as decimal(18, 6)) * money_scale
+        )
+        and (filter_since is null or started_on >= cast(filter_since as date))
+        and (filter_until is null or started_on <= cast(filter_until as date))
+
+),
+
+counted as (
+
+    select
+        player,
+        currency,
+        group_value,
+        string_agg(distinct site, ',' order by site) as site,
+        any_value(money_scale) as money_scale,
+        count(*)::bigint as hands,
+        count_if(is_walk)::bigint as walks,
+        count_if(is_vpip)::bigint as vpip_hands,
+        count_if(is_pfr)::bigint as pfr_hands,
+        count_if(pfr_chance)::bigint as pfr_chances,
+        count_if(made_three_bet)::bigint as three_bets,
+        count_if(faced_two_bet)::bigint as three_bet_chances,
+        count_if(folded_to_three_bet)::bigint as three_bet_folds,
+        count_if(faced_three_bet)::bigint as fold_to_three_bet_chances,
+        count_if(is_opener and folded_to_three_bet)::bigint
+            as opener_three_bet_folds,
+        count_if(is_opener and faced_three_bet)::bigint
+            as opener_fold_to_three_bet_chances,
+        count_if(made_four_bet)::bigint as four_bets,
+        count_if(faced_three_bet_or_more)::bigint as four_bet_chances,
+        count_if(made_steal)::bigint as steals,
+        count_if(steal_chance)::bigint as steal_chances,
+        count_if(folded_to_steal)::bigint as steal_folds,
+        count_if(fold_to_steal_chance)::bigint as fold_to_steal_chances,
+        count_if(made_limp)::bigint as limps,
+        count_if(limp_chance)::bigint as limp_chances,
+        count_if(made_cold_call)::bigint as cold_calls,
+        count_if(faced_two_bet_cold)::bigint as cold_call_chances,
+        sum(postflop_bets)::bigint as postflop_bets,
+        sum(postflop_raises)::bigint as postflop_raises,
+        sum(postflop_calls)::bigint as postflop_calls,
+        sum(postflop_folds)::bigint as postflop_folds,
+        count_if(made_flop_cbet)::bigint as flop_cbets,
+        count_if(flop_cbet_chance)::bigint as flop_cbet_chances,
+        count_if(made_turn_cbet)::bigint as turn_cbets,
+        count_if(turn_cbet_chance)::bigint as turn_cbet_chances,
+        count_if(folded_to_flop_cbet)::bigint as flop_cbet_folds,
+        count_if(fold_to_flop_cbet_chance)::bigint
+            as fold_to_flop_cbet_chances,
+        count_if(folded_to_turn_cbet)::bigint as turn_cbet_folds,
+        count_if(fold_to_turn_cbet_chance)::bigint
+            as fold_to_turn_cbet_chances,
+        count_if(made_flop_check_raise)::bigint as flop_check_raises,
+        count_if(flop_check_raise_chance)::bigint as flop_check_raise_chances,
+        sum(check_raises)::bigint as check_raises,
+        sum(check_raise_chances)::bigint as check_raise_chances,
+        count_if(saw_flop)::bigint as flops_seen,
+        count_if(went_to_showdown)::bigint as showdowns,
+        count_if(won_at_showdown)::bigint as showdowns_won,
+        count_if(saw_flop and collected > 0)::bigint as flops_won,
+        count_if(won_without_showdown)::bigint as won_without_showdown_hands,
+        cast(sum(net_won) as bigint) as net_won_minor,
+        sum(rake_paid_micros)::bigint as rake_paid_micros,
+        sum(net_won / big_blind) as net_won_big_blinds,
+        sum(net_won / big_bet) as net_won_big_bets,
+        count_if(is_hilo_showdown)::bigint as hilo_showdowns,
+        count_if(is_scoop)::bigint as scoops,
+        count_if(is_high_only)::bigint as high_only_wins,
+        count_if(is_low_only)::bigint as low_only_wins,
+        count_if(is_quartered)::bigint as quartered,
+        count_if(is_three_quartered)::bigint as three_quartered,
+        count_if(is_chopped)::bigint as chopped,
+        count_if(won_high)::bigint as high_wins,
+        count_if(won_low)::bigint as low_wins,
+        cast(sum(main_pot_collected) filter (where is_hilo_showdown) as bigint)
+            as showdown_main_pots_collected,
+        cast(sum(main_pot_amount) filter (where is_hilo_showdown) as bigint)
+            as showdown_main_pots,
+        count_if(not is_balanced)::bigint as unbalanced_hands
+    from selected
+    group by player, currency, group_value
+    having count(*) >= coalesce(minimum_hands, 0)
+
+),
+
+final as (
+
+    select
+        player,
+        site,
+        currency,
+        group_value,
+        hands,
+        vpip_hands / nullif(hands - walks, 0) as vpip,
+        pfr_hands / nullif(pfr_chances, 0) as pfr,
+        three_bets / nullif(three_bet_chances, 0) as three_bet,
+        three_bet_folds / nullif(fold_to_three_bet_chances, 0)
+            as fold_to_three_bet,
+        opener_three_bet_folds / nullif(opener_fold_to_three_bet_chances, 0)
+            as fold_to_three_bet_opener,
+        four_bets / nullif(four_bet_chances, 0) as four_bet,
+        steals / nullif(steal_chances, 0) as steal,
+        steal_folds / nullif(fold_to_steal_chances, 0) as fold_to_steal,
+        limps / nullif(limp_chances, 0) as limp,
+        cold_calls / nullif(cold_call_chances, 0) as cold_call,
+        (postflop_bets + postflop_raises) / nullif(postflop_calls, 0) as af,
+        (postflop_bets + postflop_raises)
+        / nullif(
+            postflop_bets + postflop_raises + postflop_calls + postflop_folds, 0
+        ) as afq,
+        flop_cbets / nullif(flop_cbet_chances, 0) as flop_cbet,
+        turn_cbets / nullif(turn_cbet_chances, 0) as turn_cbet,
+        flop_cbet_folds / nullif(fold_to_flop_cbet_chances, 0)
+            as fold_to_flop_cbet,
+        turn_cbet_folds / nullif(fold_to_turn_cbet_chances, 0)
+            as fold_to_turn_cbet,
+        flop_check_raises / nullif(flop_check_raise_chances, 0)
+            as flop_check_raise,
+        check_raises / nullif(check_raise_chances, 0) as check_raise,
+        showdowns / nullif(flops_seen, 0) as wtsd,
+        showdowns_won / nullif(showdowns, 0) as wsd,
+        flops_won / nullif(flops_seen, 0) as wwsf,
+        won_without_showdown_hands / hands as won_without_showdown,
+        case
+            when money_scale = 100
+                then cast(cast(net_won_minor as decimal(18, 0)) * 0.01
+                    as decimal(18, 2))
+            else cast(net_won_minor as decimal(18, 2))
+        end as net_won,
+        100 * net_won_big_blinds / hands as bb_per_100,
+        100 * net_won_big_bets / hands as big_bets_per_100,
+        case
+            when money_scale = 100
+                then cast(
+                    cast(round(rake_paid_micros / 1000000) as decimal(18, 0))
+                    * 0.01 as decimal(18, 2)
+                )
+            else cast(round(rake_paid_micros / 1000000) as decimal(18, 2))
+        end as rake_paid,
+        scoops / nullif(hilo_showdowns, 0) as scoop_pct,
+        high_only_wins / nullif(hilo_showdowns, 0) as high_only_pct,
+        low_only_wins / nullif(hilo_showdowns, 0) as low_only_pct,
+        quartered / nullif(hilo_showdowns, 0) as quartered_pct,
+        three_quartered / nullif(hilo_showdowns, 0) as three_quartered_pct,
+        chopped / nullif(hilo_showdowns, 0) as chopped_pct,
+        high_wins / nullif(hilo_showdowns, 0) as won_high_pct,
+        low_wins / nullif(hilo_showdowns, 0) as won_low_pct,
+        showdown_main_pots_collected / nullif(showdown_main_pots, 0)
+            as pot_share_at_showdown,
+        * exclude (player, site, currency, group_value, hands, money_scale)
+    from counted
+
+)
+
+select * from final
+order by hands desc, player asc, currency asc, group_value asc
