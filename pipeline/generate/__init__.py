@@ -22,7 +22,7 @@ import os
 import random
 import shutil
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from itertools import repeat
@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 if TYPE_CHECKING:
-    from pipeline.generate.simulate import SessionPlan
+    from pipeline.generate.simulate import HandRecord, Session, SessionPlan
+    from pipeline.generate.truth import TruthColumns
 
 __all__ = [
     "LIMIT_CHOICES",
@@ -227,7 +228,6 @@ def _run_job(job: Job, text_folder: str) -> JobResult:
 
     from pipeline.generate.betting import UniformBuffer
     from pipeline.generate.dealing import Dealer
-    from pipeline.generate.pokerstars_text import file_name, render_session
     from pipeline.generate.simulate import Session
     from pipeline.generate.truth import TruthColumns
 
@@ -248,26 +248,63 @@ def _run_job(job: Job, text_folder: str) -> JobResult:
     while remaining > 0 and number < SESSIONS_PER_JOB:
         plan = _session_plan(job, number, remaining, hand_id, started_at, rng)
         session = Session(plan, rng.getrandbits(63), names, dealer, uniforms)
-        hands = list(session.hands())
         number += 1
-        if not hands:
+        played = _write_session(session, text_folder, truth)
+        if played is None:
             continue
-        name = file_name(hands[0])
-        data = render_session(hands).encode("utf-8")
-        with open(os.path.join(text_folder, name), "wb") as handle:
-            handle.write(data)
-        truth.add_hands(hands, name)
-        files.append(name)
-        text_bytes += len(data)
-        faults += sum(1 for hand in hands if hand.fault is not None)
-        remaining -= len(hands)
-        started_at = hands[-1].started_at + timedelta(minutes=rng.randint(5, 90))
-        hand_id = hands[-1].hand_id + rng.randint(200, 3000)
+        files.append(played.file)
+        text_bytes += played.text_bytes
+        faults += played.faults
+        remaining -= played.hands
+        started_at = played.last.started_at + timedelta(minutes=rng.randint(5, 90))
+        hand_id = played.last.hand_id + rng.randint(200, 3000)
     return JobResult(tuple(files), text_bytes, job.hands - remaining, faults, truth.tables())
 
 
+@dataclass(frozen=True, slots=True)
+class _Played:
+    """What `_write_session` wrote."""
+
+    file: str
+    hands: int
+    faults: int
+    text_bytes: int
+    last: HandRecord
+
+
+def _write_session(session: Session, text_folder: str, truth: TruthColumns) -> _Played | None:
+    """Play a session, write its file and add its truth rows; None if no hand was played.
+
+    Each hand is rendered and recorded as soon as it is played, then dropped: a session's
+    hands are never all held at once.
+    """
+    from pipeline.generate.pokerstars_text import SessionText, file_name
+
+    text = SessionText()
+    name = ""
+    hands = 0
+    faults = 0
+    last: HandRecord | None = None
+    for hand in session.hands():
+        if last is None:
+            name = file_name(hand)
+            truth.start_session(hand, name)
+        text.add(hand)
+        truth.add_hand(hand)
+        hands += 1
+        faults += hand.fault is not None
+        last = hand
+    if last is None:
+        return None
+    data = text.data()
+    with open(os.path.join(text_folder, name), "wb") as handle:
+        handle.write(data)
+    return _Played(name, hands, faults, len(data), last)
+
+
 def _warm_up() -> None:
-    """Load the evaluator tables, the description texts and the compiled kernels once."""
+    """Load the evaluator tables, the description texts, the compiled kernels and Arrow's
+    compute functions once."""
     import numpy as np
 
     from pipeline.generate import pokerstars_text  # noqa: F401  (builds the description tables)
@@ -275,6 +312,7 @@ def _warm_up() -> None:
     from pipeline.generate.dealing import deal_batch
     from pipeline.generate.simulate import play_betting
     from pipeline.generate.stakes import CASH_STAKES
+    from pipeline.generate.truth import TruthColumns
 
     rng = np.random.default_rng(0)
     deal_batch(rng, 2, 2)
@@ -282,6 +320,7 @@ def _warm_up() -> None:
         CASH_STAKES["PL"][0], [100, 100], [0.5, 0.5], [0.5, 0.5], [1, 2], [0, 0],
         [False, False], True, [False, False], UniformBuffer(rng),
     )  # fmt: skip
+    TruthColumns().tables()
 
 
 def _replace_folder(staged: Path, final: Path) -> None:
@@ -373,9 +412,15 @@ def generate(
         _warm_up()
         with ProcessPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(run_job, jobs, repeat(str(staged_text))))
-    for name in results[0].truth:
+
+    def write_truth(name: str) -> None:
         table = pa.concat_tables([result.truth[name] for result in results])
         pq.write_table(table, staged_truth / f"{name}.parquet", compression="zstd")
+
+    # The files are independent and Arrow writes them without holding the GIL: threads
+    # overlap them (after the processes, this is the part that runs alone).
+    with ThreadPoolExecutor(len(results[0].truth)) as threads:
+        list(threads.map(write_truth, results[0].truth))
     _replace_folder(staged_text, out_path / site)
     _replace_folder(staged_truth, out_path / "truth")
     return GenerateSummary(

@@ -87,13 +87,17 @@ def _biased_deal(rng: random.Random, slots: int, shuffled: list[int]) -> list[in
         candidates = [rank for rank in LOW_RANKS if rank not in board_ranks]
         pair = _same_ranks_other_suits(rng, rng.sample(candidates, 2), taken)
         fixed = [] if pair is None else [pair[0], pair[1]]
-    free = (card for card in shuffled if card not in taken)
+    # The rest of the shuffled deck, in order, without the cards placed above (one list
+    # comprehension: drawing them one by one through a generator cost most of the deal).
+    free = [card for card in shuffled if card not in taken]
+    drawn = 0
     for hand in fixed:
         # The shared low cards plus random cards up to four.
-        while len(hand) < HOLE_SIZE:
-            hand.append(next(free))
+        missing = HOLE_SIZE - len(hand)
+        hand.extend(free[drawn : drawn + missing])
+        drawn += missing
     cards = board + [card for hand in fixed for card in hand]
-    cards.extend(next(free) for _ in range(BOARD_SIZE + slots * HOLE_SIZE - len(cards)))
+    cards.extend(free[drawn : drawn + BOARD_SIZE + slots * HOLE_SIZE - len(cards)])
     return cards
 
 
@@ -125,8 +129,8 @@ def deal_batch(rng: np.random.Generator, hands: int, slots: int) -> list[list[in
     if len(biased):
         # Python's generator is much faster than numpy's for these few small draws.
         fixer = random.Random(int(rng.integers(1 << 62)))
-        for row in biased.tolist():
-            cards[row] = _biased_deal(fixer, slots, decks[row].tolist())
+        shuffled = decks[biased].tolist()
+        cards[biased] = [_biased_deal(fixer, slots, deck) for deck in shuffled]
     boards = np.ascontiguousarray(cards[:, :BOARD_SIZE])
     holes = np.ascontiguousarray(cards[:, BOARD_SIZE:]).reshape(hands * slots, HOLE_SIZE)
     board_index = np.repeat(np.arange(hands, dtype=np.int64), slots)

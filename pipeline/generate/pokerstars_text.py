@@ -11,9 +11,9 @@ one a single line (#35875356253); a pot won without a showdown is one line.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from functools import lru_cache
 
 from pipeline.generate.betting import (
     BET,
@@ -22,12 +22,12 @@ from pipeline.generate.betting import (
     FOLD,
     POST_ANTE,
     POST_SMALL_BLIND,
-    RETURN,
+    RAISE,
 )
 from pipeline.generate.money import cash_money, chips
 from pipeline.generate.showdown import HALF_HIGH, HALF_LOW, HALF_SCOOP, Share, take_rake
-from pipeline.generate.simulate import HandRecord
-from pipeline.generate.stakes import roman
+from pipeline.generate.simulate import HandRecord, TableInfo
+from pipeline.generate.stakes import Stakes, roman
 
 __all__ = [
     "CARD_TEXT",
@@ -35,6 +35,7 @@ __all__ = [
     "HIGH_TEXT_WITH_KICKERS",
     "LINE_END",
     "LOW_TEXT",
+    "SessionText",
     "cash_money",
     "file_name",
     "render_hand",
@@ -49,6 +50,7 @@ SUITS = "cdhs"
 CARD_TEXT: tuple[str, ...] = tuple(rank + suit for rank in RANKS for suit in SUITS)
 LIMIT_NAMES = {"FL": "Limit", "PL": "Pot Limit", "NL": "No Limit"}
 STREET_NAMES = ("before Flop", "on the Flop", "on the Turn", "on the River")
+FOLDED = tuple(f" folded {street}" for street in STREET_NAMES)  # summary lines, by fold street
 ALL_IN = ("", " and is all-in")  # indexed by the action's all-in flag
 
 
@@ -67,35 +69,39 @@ def _descriptions() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
 HIGH_TEXT, HIGH_TEXT_WITH_KICKERS, LOW_TEXT = _descriptions()
 
 
-def _cards(cards: Sequence[int]) -> str:
+def _hole_text(cards: Sequence[int]) -> str:
+    """The four hole cards as text (one f-string: a join builds a list and costs twice as
+    much)."""
     text = CARD_TEXT
-    return " ".join([text[card] for card in cards])
+    first, second, third, fourth = cards
+    return f"{text[first]} {text[second]} {text[third]} {text[fourth]}"
+
+
+# ``00`` .. ``59``: looking the two digits up is several times faster than formatting them.
+TWO_DIGITS = tuple(f"{number:02d}" for number in range(60))
 
 
 def _time(moment: datetime) -> str:
+    two = TWO_DIGITS
     return (
-        f"{moment.year}/{moment.month:02d}/{moment.day:02d}"
-        f" {moment.hour}:{moment.minute:02d}:{moment.second:02d} ET"
+        f"{moment.year}/{two[moment.month]}/{two[moment.day]}"
+        f" {moment.hour}:{two[moment.minute]}:{two[moment.second]} ET"
     )
 
 
-@lru_cache(maxsize=4096)
-def _game_text(limit_type: str, low: int, high: int, tournament: str, level: int) -> str:
-    """The header between the hand id and the time (the same for many hands: cached)."""
-    game = f"Omaha Hi/Lo {LIMIT_NAMES[limit_type]}"
-    if tournament:
-        return f": {tournament} {game} - Level {roman(level)} ({low}/{high}) - "
-    return f":  {game} ({cash_money(low)}/{cash_money(high)} USD) - "
-
-
-def _header(hand: HandRecord) -> str:
+def _game_text(hand: HandRecord) -> str:
+    """The header between the hand id and the time (the same for every hand of a level)."""
     table = hand.table
     stakes = hand.stakes
-    tournament = f"Tournament #{table.tournament_id}, {table.buy_in}" if table.is_tournament else ""
-    middle = _game_text(
-        stakes.limit_type, stakes.header_low, stakes.header_high, tournament, hand.level
-    )
-    return f"PokerStars Game #{hand.hand_id}{middle}{_time(hand.started_at)}"
+    low = stakes.header_low
+    high = stakes.header_high
+    game = f"Omaha Hi/Lo {LIMIT_NAMES[stakes.limit_type]}"
+    if table.is_tournament:
+        return (
+            f": Tournament #{table.tournament_id}, {table.buy_in} {game}"
+            f" - Level {roman(hand.level)} ({low}/{high}) - "
+        )
+    return f":  {game} ({cash_money(low)}/{cash_money(high)} USD) - "
 
 
 def _pot_name(pot_index: int, pot_count: int) -> str:
@@ -118,32 +124,38 @@ def _description(hand: HandRecord, player: int, high_text: str) -> str:
 
 def _showdown_lines(
     hand: HandRecord,
-    shares: Sequence[Share],
     names: Sequence[str],
+    hole_texts: list[str],
     money: Money,
     lines: list[str],
 ) -> None:
     """Shows, mucks and collected lines pot by pot, side pots first."""
     pot_count = len(hand.pots)
+    recorded = _shares_by_pot(hand.recorded_shares, pot_count)
     shown: set[int] = set()
     shown_texts: set[str] = set()
     order = hand.show_order
+    mucked = hand.mucked
+    high = hand.high
+    split = False
     for pot_index in range(pot_count - 1, -1, -1):
-        pot_shares = [share for share in shares if share.pot_index == pot_index]
-        involved = set(hand.pots[pot_index].eligible) | {share.player for share in pot_shares}
+        pot_shares = _printed_shares(hand, pot_index, recorded[pot_index])
+        involved = set(hand.pots[pot_index].eligible)
+        for share in pot_shares:
+            involved.add(share.player)
         for player in order:
             if player in shown or player not in involved:
                 continue
             shown.add(player)
-            if hand.mucked[player]:
+            if mucked[player]:
                 lines.append(f"{names[player]}: mucks hand ")
                 continue
-            plain = HIGH_TEXT[hand.high[player]]
+            plain = HIGH_TEXT[high[player]]
             # PokerStars adds the kickers when an earlier shown hand has the same wording.
-            high_text = HIGH_TEXT_WITH_KICKERS[hand.high[player]] if plain in shown_texts else plain
+            high_text = HIGH_TEXT_WITH_KICKERS[high[player]] if plain in shown_texts else plain
             shown_texts.add(plain)
             lines.append(
-                f"{names[player]}: shows [{_cards(hand.holes[player])}]"
+                f"{names[player]}: shows [{hole_texts[player]}]"
                 f" ({_description(hand, player, high_text)})"
             )
         name = _pot_name(pot_index, pot_count)
@@ -151,12 +163,24 @@ def _showdown_lines(
         tail = " " if pot_index > 0 else ""
         for share in pot_shares:
             lines.append(f"{names[share.player]} collected {money(share.amount)} from {name}{tail}")
-    if not any(share.half in (HALF_HIGH, HALF_LOW) for share in shares):
+            split = split or share.half in (HALF_HIGH, HALF_LOW)
+    if not split:
         lines.append("No low hand qualified")
 
 
-def _printed_shares(hand: HandRecord) -> Sequence[Share]:
-    """The recorded shares of a showdown as PokerStars prints them: one line per half.
+def _shares_by_pot(shares: Sequence[Share], pot_count: int) -> list[list[Share]]:
+    """``shares`` grouped by pot index (in their order within each pot)."""
+    if pot_count == 1:
+        return [list(shares)]
+    by_pot: list[list[Share]] = [[] for _ in range(pot_count)]
+    for share in shares:
+        by_pot[share.pot_index].append(share)
+    return by_pot
+
+
+def _printed_shares(hand: HandRecord, pot_index: int, pot_shares: list[Share]) -> list[Share]:
+    """The recorded shares of one pot at a showdown as PokerStars prints them: one line per
+    half.
 
     Two cases differ from the shares themselves:
 
@@ -167,42 +191,44 @@ def _printed_shares(hand: HandRecord) -> Sequence[Share]:
 
     A pot shared without a qualifying low stays one line per winner.
     """
-    shares = hand.recorded_shares
-    result: list[Share] = []
-    for pot_index in sorted({share.pot_index for share in shares}, reverse=True):
-        pot_shares = [share for share in shares if share.pot_index == pot_index]
-        scoops = [share for share in pot_shares if share.half == HALF_SCOOP]
+    scoops = [share for share in pot_shares if share.half == HALF_SCOOP]
+    result = pot_shares
+    if scoops and len(scoops) == len(pot_shares):
         eligible = hand.pots[pot_index].eligible
-        if len(scoops) != len(pot_shares):
-            result.extend(pot_shares)
-        elif len(scoops) == 1 and len(eligible) == 1 and hand.low[scoops[0].player]:
+        low = hand.low
+        if len(scoops) == 1 and len(eligible) == 1 and low[scoops[0].player]:
             share = scoops[0]
-            result.append(Share(pot_index, HALF_HIGH, share.player, (share.amount + 1) // 2))
-            result.append(Share(pot_index, HALF_LOW, share.player, share.amount // 2))
-        elif len(scoops) > 1 and any(hand.low[player] for player in eligible):
-            result.extend(
-                Share(pot_index, HALF_HIGH, s.player, (s.amount + 1) // 2) for s in scoops
-            )
+            result = [
+                Share(pot_index, HALF_HIGH, share.player, (share.amount + 1) // 2),
+                Share(pot_index, HALF_LOW, share.player, share.amount // 2),
+            ]
+        elif len(scoops) > 1 and any(low[player] for player in eligible):
+            result = [Share(pot_index, HALF_HIGH, s.player, (s.amount + 1) // 2) for s in scoops]
             result.extend(Share(pot_index, HALF_LOW, s.player, s.amount // 2) for s in scoops)
-        else:
-            result.extend(pot_shares)
     return [share for share in result if share.amount > 0]
 
 
 def render_hand(hand: HandRecord) -> list[str]:
     """The lines of one hand (without the blank lines that follow it)."""
+    lines: list[str] = []
+    _render_hand(hand, _game_text(hand), lines)
+    return lines
+
+
+def _render_hand(hand: HandRecord, game_text: str, lines: list[str]) -> None:
+    """Append the lines of ``hand`` to ``lines``; ``game_text`` is the header's middle
+    (`_game_text`), which a session's hands share."""
     table = hand.table
     money = chips if table.is_tournament else cash_money
     names = hand.players
     seats = hand.player_seats
-    lines = [
-        _header(hand),
-        f"Table '{table.name}' {table.max_seats}-max Seat #{hand.button_seat} is the button",
-    ]
+    append = lines.append
+    append(f"PokerStars Game #{hand.hand_id}{game_text}{_time(hand.started_at)}")
+    append(f"Table '{table.name}' {table.max_seats}-max Seat #{hand.button_seat} is the button")
     for seat, name, stack, sitting_out in hand.seats:
         # The trailing space is PokerStars'.
         tail = " is sitting out" if sitting_out else " "
-        lines.append(f"Seat {seat}: {name} ({money(stack)} in chips){tail}")
+        append(f"Seat {seat}: {name} ({money(stack)} in chips){tail}")
     actions = hand.actions
     # The posts open the action list: antes (PokerStars lists them in seat order), then blinds.
     posts = 0
@@ -211,54 +237,62 @@ def render_hand(hand: HandRecord) -> list[str]:
     if hand.stakes.ante:
         antes = sorted((a for a in actions[:posts] if a[2] == POST_ANTE), key=lambda a: seats[a[1]])
         for _, player, _, amount, _, all_in, _ in antes:
-            lines.append(f"{names[player]}: posts the ante {money(amount)}{ALL_IN[all_in]}")
+            append(f"{names[player]}: posts the ante {money(amount)}{ALL_IN[all_in]}")
+    blind_posters: set[int] = set()
     for _, player, kind, amount, _, all_in, _ in actions[:posts]:
         if kind != POST_ANTE:
             blind = "small" if kind == POST_SMALL_BLIND else "big"
-            lines.append(f"{names[player]}: posts {blind} blind {money(amount)}{ALL_IN[all_in]}")
-    lines.append("*** HOLE CARDS ***")
+            append(f"{names[player]}: posts {blind} blind {money(amount)}{ALL_IN[all_in]}")
+            blind_posters.add(player)
+    append("*** HOLE CARDS ***")
+    # Hole cards as text, each written when first needed (the hero's, then at the showdown
+    # twice: shows and summary).
+    hole_texts = [""] * len(names)
     if hand.hero >= 0:
-        lines.append(f"Dealt to {names[hand.hero]} [{_cards(hand.holes[hand.hero])}]")
+        hole_texts[hand.hero] = _hole_text(hand.holes[hand.hero])
+        append(f"Dealt to {names[hand.hero]} [{hole_texts[hand.hero]}]")
     board = [CARD_TEXT[card] for card in hand.board]
     street = 0
-    append = lines.append
     for action_street, player, kind, amount, to_amount, all_in, raised_by in actions[posts:]:
         if action_street != street:
             while action_street > street:
                 street += 1
                 append(_street_marker(street, board))
+        # The most frequent kinds first.
         name = names[player]
-        if kind == FOLD:
-            append(name + ": folds ")
+        if kind == CALL:
+            append(f"{name}: calls {money(amount)}{ALL_IN[all_in]}")
         elif kind == CHECK:
             append(name + ": checks ")
-        elif kind == CALL:
-            append(f"{name}: calls {money(amount)}{ALL_IN[all_in]}")
-        elif kind == RETURN:
-            append(f"Uncalled bet ({money(amount)}) returned to {name}")
+        elif kind == FOLD:
+            append(name + ": folds ")
+        elif kind == RAISE:
+            append(f"{name}: raises {money(raised_by)} to {money(to_amount)}{ALL_IN[all_in]}")
         elif kind == BET:
             append(f"{name}: bets {money(amount)}{ALL_IN[all_in]}")
         else:
-            append(f"{name}: raises {money(raised_by)} to {money(to_amount)}{ALL_IN[all_in]}")
+            append(f"Uncalled bet ({money(amount)}) returned to {name}")
     last_street = (0, 0, 0, 1, 2, 3)[hand.board_shown]
     while street < last_street:
         street += 1
-        lines.append(_street_marker(street, board))
+        append(_street_marker(street, board))
     if hand.showdown:
-        lines.append("*** SHOW DOWN ***")
-        _showdown_lines(hand, _printed_shares(hand), names, money, lines)
+        append("*** SHOW DOWN ***")
+        for player in hand.show_order:
+            if not hole_texts[player]:
+                hole_texts[player] = _hole_text(hand.holes[player])
+        _showdown_lines(hand, names, hole_texts, money, lines)
     else:
         winner = hand.recorded_shares[0].player
-        lines.append(f"{names[winner]} collected {money(hand.recorded_shares[0].amount)} from pot")
+        append(f"{names[winner]} collected {money(hand.recorded_shares[0].amount)} from pot")
         if hand.says_no_show:
-            lines.append(f"{names[winner]}: doesn't show hand ")
+            append(f"{names[winner]}: doesn't show hand ")
     lines.extend(hand.closing_lines)
-    lines.append("*** SUMMARY ***")
-    lines.append(_total_line(hand, money))
+    append("*** SUMMARY ***")
+    append(_total_line(hand, money))
     if hand.board_shown:
-        lines.append(f"Board [{' '.join(board[: hand.board_shown])}]")
-    _summary_seats(hand, money, lines)
-    return lines
+        append(f"Board [{' '.join(board[: hand.board_shown])}]")
+    _summary_seats(hand, money, blind_posters, hole_texts, lines)
 
 
 def _street_marker(street: int, board: Sequence[str]) -> str:
@@ -271,7 +305,7 @@ def _street_marker(street: int, board: Sequence[str]) -> str:
 
 
 def _total_line(hand: HandRecord, money: Money) -> str:
-    total = f"Total pot {money(hand.total_pot)}"
+    pots = ""
     if len(hand.pots) > 1:
         amounts = take_rake(hand.pots, hand.recorded_rake)
         parts = [f"Main pot {money(amounts[0])}."]
@@ -283,24 +317,22 @@ def _total_line(hand: HandRecord, money: Money) -> str:
                 for index, amount in enumerate(amounts)
                 if index
             )
-        total += " " + " ".join(parts)
-    return f"{total} | Rake {money(hand.recorded_rake)} "
+        pots = " " + " ".join(parts)
+    return f"Total pot {money(hand.total_pot)}{pots} | Rake {money(hand.recorded_rake)} "
 
 
-def _summary_seats(hand: HandRecord, money: Money, lines: list[str]) -> None:
+def _summary_seats(
+    hand: HandRecord,
+    money: Money,
+    blind_posters: set[int],
+    hole_texts: list[str],
+    lines: list[str],
+) -> None:
     players = hand.players
     seats = hand.player_seats
     count = len(players)
-    won = [0] * count
-    for share in hand.recorded_shares:
-        won[share.player] += share.amount
-    # "(didn't bet)": folded before the flop without putting a chip in (antes aside).
-    put_chips_preflop = [False] * count
-    for street, player, kind, amount, _, _, _ in hand.actions:
-        if street:
-            break
-        if kind != POST_ANTE and kind != RETURN and amount:
-            put_chips_preflop[player] = True
+    won = hand.won
+    flags = hand.preflop_flags
     labels = [""] * count
     labels[-1] = " (button)"  # the ring ends at the button
     labels[hand.small_blind_player] += " (small blind)"
@@ -308,40 +340,80 @@ def _summary_seats(hand: HandRecord, money: Money, lines: list[str]) -> None:
     # The ring starts left of the button; the summary goes by seat number.
     first = seats.index(min(seats))
     showdown = hand.showdown
-    for player in list(range(first, count)) + list(range(first)):
-        text = f"Seat {seats[player]}: {players[player]}{labels[player]}"
-        fold_street = hand.fold_street[player]
+    fold_streets = hand.fold_street
+    for player in (*range(first, count), *range(first)):
+        fold_street = fold_streets[player]
         if fold_street >= 0:
-            if fold_street == 0 and not put_chips_preflop[player]:
-                lines.append(f"{text} folded before Flop (didn't bet)")
+            # "(didn't bet)": folded before the flop without putting a chip in, antes aside:
+            # neither a blind nor a voluntary call, bet or raise (the VPIP flag).
+            if fold_street == 0 and player not in blind_posters and not flags[player] & 1:
+                result = " folded before Flop (didn't bet)"
             else:
-                lines.append(f"{text} folded {STREET_NAMES[fold_street]}")
+                result = FOLDED[fold_street]
         elif not showdown:
-            lines.append(f"{text} collected ({money(won[player])})")
+            result = f" collected ({money(won[player])})"
         elif hand.mucked[player]:
-            lines.append(f"{text} mucked [{_cards(hand.holes[player])}]")
+            result = f" mucked [{hole_texts[player]}]"
         else:
-            cards = _cards(hand.holes[player])
             description = _description(hand, player, HIGH_TEXT[hand.high[player]])
             if won[player]:
-                lines.append(
-                    f"{text} showed [{cards}] and won ({money(won[player])}) with {description}"
+                result = (
+                    f" showed [{hole_texts[player]}] and won ({money(won[player])})"
+                    f" with {description}"
                 )
             else:
-                lines.append(f"{text} showed [{cards}] and lost with {description}")
+                result = f" showed [{hole_texts[player]}] and lost with {description}"
+        lines.append(f"Seat {seats[player]}: {players[player]}{labels[player]}{result}")
+
+
+class SessionText:
+    """The text of one session file, built hand by hand (a hand is not needed once added)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.tournament = False
+        # The header's middle of the last hand: within a session, only a new tournament level
+        # changes it.
+        self._game_text = ""
+        self._game: tuple[TableInfo, Stakes, int] | None = None
+
+    def add(self, hand: HandRecord) -> None:
+        """Append ``hand`` and the three blank lines that follow it."""
+        game = self._game
+        if game is None or (
+            hand.table is not game[0] or hand.stakes is not game[1] or hand.level != game[2]
+        ):
+            self._game = (hand.table, hand.stakes, hand.level)
+            self._game_text = _game_text(hand)
+        self.tournament = hand.table.is_tournament
+        _render_hand(hand, self._game_text, self.lines)
+        self.lines.extend(("", "", ""))
+
+    def text(self) -> str:
+        """The file's text (tournament files start with a BOM)."""
+        body = self._body()
+        return BOM + body if self.tournament else body
+
+    def data(self) -> bytes:
+        """The file's bytes: `text` in UTF-8.
+
+        The BOM goes in front of the encoded text: a str that starts with it is stored two
+        bytes a character, and encoding it took longer than rendering the hands.
+        """
+        data = self._body().encode("utf-8")
+        return codecs.BOM_UTF8 + data if self.tournament else data
+
+    def _body(self) -> str:
+        # Every line ends with a line end, the last one too.
+        return LINE_END.join([*self.lines, ""]) if self.lines else ""
 
 
 def render_session(hands: Sequence[HandRecord]) -> str:
     """The text of a session file: every hand followed by three blank lines."""
-    lines: list[str] = []
+    session = SessionText()
     for hand in hands:
-        lines.extend(render_hand(hand))
-        lines.extend(("", "", ""))
-    lines.append("")
-    text = LINE_END.join(lines)
-    if hands and hands[0].table.is_tournament:
-        text = BOM + text
-    return text
+        session.add(hand)
+    return session.text()
 
 
 def file_name(first: HandRecord) -> str:

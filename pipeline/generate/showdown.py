@@ -61,20 +61,21 @@ def build_pots(put_in: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
     [Pot(amount=180, eligible=(0, 1, 2)), Pot(amount=100, eligible=(1, 2))]
     """
     live = [index for index, has_folded in enumerate(folded) if not has_folded]
+    total = sum(put_in)
     levels = sorted({put_in[index] for index in live})
     if len(levels) == 1:
         # The common case: one pot (everyone still in put in the same).
-        return [Pot(sum(put_in), tuple(live))]
+        return [Pot(total, tuple(live))]
     pots: list[Pot] = []
-    previous = 0
+    below = 0  # the chips under the previous level, each player's capped at it
     for level in levels:
-        amount = sum(min(chips, level) - min(chips, previous) for chips in put_in)
-        eligible = tuple(index for index in live if put_in[index] >= level)
-        pots.append(Pot(amount, eligible))
-        previous = level
+        up_to = sum([min(chips, level) for chips in put_in])
+        eligible = tuple([index for index in live if put_in[index] >= level])
+        pots.append(Pot(up_to - below, eligible))
+        below = up_to
     # Folded chips above every live level cannot happen once uncalled bets are returned; keep
     # them anyway rather than lose chips.
-    excess = sum(max(chips - previous, 0) for chips in put_in)
+    excess = total - below
     if excess and pots:
         last = pots[-1]
         pots[-1] = Pot(last.amount + excess, last.eligible)
@@ -121,10 +122,17 @@ def take_rake(pots: Sequence[Pot], rake: int) -> list[int]:
     return amounts
 
 
-def _split(amount: int, winners: Sequence[int]) -> list[int]:
-    """Equal shares, the spare units one each to the first winners in ring order (P5)."""
+def _pay(
+    shares: list[Share], pot_index: int, half: str, winners: Sequence[int], amount: int
+) -> None:
+    """Append equal shares of ``amount``, the spare units one each to the first winners in ring
+    order (P5); a unit split among more winners than units leaves some with nothing: no
+    payment, no line."""
     base, spare = divmod(amount, len(winners))
-    return [base + (1 if rank < spare else 0) for rank in range(len(winners))]
+    for rank, player in enumerate(winners):
+        part = base + 1 if rank < spare else base
+        if part > 0:
+            shares.append(Share(pot_index, half, player, part))
 
 
 def split_pots(
@@ -160,25 +168,21 @@ def split_pots(
         eligible = pots[pot_index].eligible
         amount = amounts[pot_index]
         if len(eligible) == 1 or not showdown:
-            shares.append(Share(pot_index, HALF_SCOOP, eligible[0], amount))
+            if amount > 0:
+                shares.append(Share(pot_index, HALF_SCOOP, eligible[0], amount))
             continue
-        best_high = max(high[index] for index in eligible)
+        best_high = max([high[index] for index in eligible])
         high_winners = [index for index in eligible if high[index] == best_high]
-        best_low = max(low[index] for index in eligible)
+        best_low = max([low[index] for index in eligible])
         if best_low == 0:
-            for player, part in zip(high_winners, _split(amount, high_winners)):
-                shares.append(Share(pot_index, HALF_SCOOP, player, part))
+            _pay(shares, pot_index, HALF_SCOOP, high_winners, amount)
             continue
         low_winners = [index for index in eligible if low[index] == best_low]
         if len(high_winners) > 1 and high_winners == low_winners:
             # Identical hands in both halves share the whole pot evenly (P6).
-            for player, part in zip(high_winners, _split(amount, high_winners)):
-                shares.append(Share(pot_index, HALF_SCOOP, player, part))
+            _pay(shares, pot_index, HALF_SCOOP, high_winners, amount)
             continue
         high_amount = (amount + 1) // 2  # the odd unit goes to the high half (P4)
-        for player, part in zip(high_winners, _split(high_amount, high_winners)):
-            shares.append(Share(pot_index, HALF_HIGH, player, part))
-        for player, part in zip(low_winners, _split(amount - high_amount, low_winners)):
-            shares.append(Share(pot_index, HALF_LOW, player, part))
-    # A unit split among more winners than units leaves some with nothing: no payment, no line.
-    return [share for share in shares if share.amount > 0]
+        _pay(shares, pot_index, HALF_HIGH, high_winners, high_amount)
+        _pay(shares, pot_index, HALF_LOW, low_winners, amount - high_amount)
+    return shares

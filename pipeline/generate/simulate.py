@@ -22,6 +22,7 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -51,6 +52,9 @@ __all__ = [
     "play_betting",
 ]
 
+# The time from one hand to the next: 14 to 93 seconds (built once: timedelta() takes longer
+# than a table lookup).
+_PAUSES = tuple(timedelta(seconds=seconds) for seconds in range(14, 94))
 # Share of hands where everybody but the hero plays loose and aggressive, so that multi-way
 # all-ins (and, with varied stacks, several side pots) happen often. Fewer in tournaments, where
 # an all-in knocks players out for good.
@@ -94,14 +98,16 @@ class SeatLine(NamedTuple):
     sitting_out: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HandRecord:
     """Everything the writer and the truth tables need about one simulated hand.
 
-    Per-player sequences are in ring order (lists, read-only by convention: building tuples
-    for every hand would cost more than the rest of the bookkeeping). ``shares``/``rake`` are
-    what the rules say; ``recorded_shares``/``recorded_rake`` are what the text says (they
-    differ only in a faulted hand).
+    Read-only by convention, like its per-player sequences (lists in ring order): a frozen
+    dataclass sets each of its thirty-odd fields through ``object.__setattr__``, which made
+    creating a record cost more than several steps of simulating the hand.
+
+    ``shares``/``rake`` are what the rules say; ``recorded_shares``/``recorded_rake`` are what
+    the text says (they differ only in a faulted hand).
     """
 
     hand_id: int
@@ -132,6 +138,7 @@ class HandRecord:
     shares: Sequence[Share]
     recorded_rake: int
     recorded_shares: Sequence[Share]
+    won: Sequence[int]  # what each player collected, as the text records it
     says_no_show: bool  # an uncontested winner prints "doesn't show hand"
     preflop_flags: Sequence[int]  # bit 1: VPIP, bit 2: PFR (see `HandOutcome`)
     closing_lines: Sequence[str] = ()
@@ -154,9 +161,10 @@ class HandRecord:
         return self.board_shown >= 3
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HandOutcome:
-    """The betting of one hand (per-player lists in ring order)."""
+    """The betting of one hand (per-player lists in ring order; read-only by convention, not
+    frozen for the same reason as `HandRecord`)."""
 
     actions: list[list[int]]  # street, player, kind, amount, to_amount, all_in, raised_by
     put_in: list[int]  # after uncalled bets were returned
@@ -203,24 +211,15 @@ def play_betting(
 ) -> HandOutcome:
     """Run the compiled betting (`pipeline.generate.betting.play_hand`) for one hand."""
     n = len(stacks)
-    stakes_row = np.array(
-        [
-            LIMIT_CODES[stakes.limit_type],
-            stakes.small_blind,
-            stakes.big_blind,
-            stakes.small_bet,
-            stakes.big_bet,
-            stakes.ante,
-            heads_up_uncapped,
-        ],
+    numbers = np.array(
+        [*_stakes_numbers(stakes, heads_up_uncapped), *stacks, *high, *low, *newcomers, *fever],
         dtype=np.int64,
     )
-    players = np.array([stacks, high, low, newcomers, fever], dtype=np.int64)
-    traits = np.array([looseness, aggression])
+    traits = np.array([*looseness, *aggression])
     results = np.empty((4, n), dtype=np.int64)
     uniforms.reserve()
     count, board_shown, showdown, aggressor, uniforms.cursor = play_packed(
-        stakes_row, players, traits, uniforms.values, uniforms.cursor, results, _ACTIONS
+        numbers, traits, uniforms.values, uniforms.cursor, results, _ACTIONS
     )
     put_in, final_stacks, fold_street, flags = results.tolist()
     return HandOutcome(
@@ -234,6 +233,20 @@ def play_betting(
         last_river_aggressor=aggressor,
         small_blind_player=1 if n == 2 else 0,
         big_blind_player=0 if n == 2 else 1,
+    )
+
+
+@lru_cache(maxsize=256)
+def _stakes_numbers(stakes: Stakes, heads_up_uncapped: bool) -> tuple[int, ...]:
+    """The stakes figures at the head of `play_packed`'s numbers (a session reuses them)."""
+    return (
+        LIMIT_CODES[stakes.limit_type],
+        stakes.small_blind,
+        stakes.big_blind,
+        stakes.small_bet,
+        stakes.big_bet,
+        stakes.ante,
+        int(heads_up_uncapped),
     )
 
 
@@ -298,6 +311,22 @@ def _ordinal(number: int) -> str:
     return f"{number}{_PLACES.get(number % 10, 'th')}"
 
 
+@lru_cache(maxsize=256)
+def _tournament_stakes(limit_type: str, level: int, has_antes: bool) -> tuple[Stakes, int]:
+    """The stakes of a tournament's 0-based ``level`` and its 1-based number (the last level
+    repeats); cached, since every hand of a level asks again."""
+    if limit_type == "FL":
+        level = min(level, len(FIXED_LIMIT_LEVELS) - 1)
+        small_bet, big_bet = FIXED_LIMIT_LEVELS[level]
+        return Stakes("FL", small_bet // 2, small_bet, small_bet, big_bet), level + 1
+    level = min(level, len(BLIND_LEVELS) - 1)
+    small_blind, big_blind, ante = BLIND_LEVELS[level]
+    stakes = Stakes(
+        limit_type, small_blind, big_blind, big_blind, big_blind, ante if has_antes else 0
+    )
+    return stakes, level + 1
+
+
 class Session:
     """One table session; iterate `hands` for its `HandRecord` s in order."""
 
@@ -315,7 +344,7 @@ class Session:
         self.dealer = dealer
         self.uniforms = uniforms
         self.names = names
-        self.sitters: list[Sitter] = []
+        self.sitters: list[Sitter] = []  # always in seat order
         self.sitters = self._seat_players()
         self.button_seat = 0
         self.hand_id = plan.first_hand_id
@@ -398,8 +427,10 @@ class Session:
         if self.button_seat == 0:
             on_button = self.rng.choice(seated)
         else:
+            # In seat order, the next seat on the left is the first one after the previous
+            # button's, else the lowest.
             previous = self.button_seat
-            on_button = min(seated, key=lambda sitter: (sitter.seat - previous - 1) % max_seats)
+            on_button = next((sitter for sitter in seated if sitter.seat > previous), seated[0])
         on_button.sitting_out = 0
         button = on_button.seat
         dealt = [sitter for sitter in seated if sitter.sitting_out == 0]
@@ -416,43 +447,28 @@ class Session:
         plan = self.plan
         if plan.stakes is not None:
             return plan.stakes, 0
-        level = number // plan.hands_per_level
-        if self.table.limit_type == "FL":
-            level = min(level, len(FIXED_LIMIT_LEVELS) - 1)
-            small_bet, big_bet = FIXED_LIMIT_LEVELS[level]
-            return Stakes("FL", small_bet // 2, small_bet, small_bet, big_bet), level + 1
-        level = min(level, len(BLIND_LEVELS) - 1)
-        small_blind, big_blind, ante = BLIND_LEVELS[level]
-        stakes = Stakes(
-            self.table.limit_type,
-            small_blind,
-            big_blind,
-            big_blind,
-            big_blind,
-            ante if plan.has_antes else 0,
+        return _tournament_stakes(
+            self.table.limit_type, number // plan.hands_per_level, plan.has_antes
         )
-        return stakes, level + 1
 
     def _play_hand(self, number: int, dealt: list[Sitter], button: int) -> HandRecord:
         rng = self.rng
         table = self.table
         stakes, level = self._stakes(number)
         self.button_seat = button
-        max_seats = table.max_seats
-        ring = sorted(dealt, key=lambda sitter: (sitter.seat - button - 1) % max_seats)
+        # The ring starts at the first seat after the button's (``dealt`` is in seat order).
+        start = next((index for index, sitter in enumerate(dealt) if sitter.seat > button), 0)
+        ring = dealt[start:] + dealt[:start]
         n = len(ring)
         deal = self.dealer.deal()
         # Slots 0 and 1 carry the biased deals: they go to two random players, the other
         # players take the next slots in ring order.
         first = int(rng.random() * n)
         second = (first + 1 + int(rng.random() * (n - 1))) % n
-        slot_of = [0] * n
-        slot_of[first], slot_of[second] = 0, 1
-        next_slot = 2
-        for player in range(n):
-            if player != first and player != second:
-                slot_of[player] = next_slot
-                next_slot += 1
+        others = iter(range(2, n))
+        slot_of = [
+            0 if player == first else 1 if player == second else next(others) for player in range(n)
+        ]
         holes = [deal[HOLES + 4 * slot : HOLES + 4 * slot + 4] for slot in slot_of]
         high = [deal[HIGH_VALUES + slot] for slot in slot_of]
         low = [deal[LOW_VALUES + slot] for slot in slot_of]
@@ -508,7 +524,9 @@ class Session:
         won = [0] * n
         for share in recorded_shares:
             won[share.player] += share.amount
-        show_order, mucked = self._showdown_order(outcome, won, len(pots), fault is not None)
+        show_order, mucked = self._showdown_order(
+            outcome, folded, won, len(pots), fault is not None
+        )
         seats = [
             SeatLine(sitter.seat, sitter.name, sitter.stack, sitter.sitting_out > 0)
             for sitter in self.sitters
@@ -522,7 +540,7 @@ class Session:
             sitter.newcomer = False
         closing = self._between_hands(ring, outcome)
         self.hand_id += 200 + int(rng.random() * 2800)
-        self.moment += timedelta(seconds=14 + int(rng.random() * 80))
+        self.moment += _PAUSES[int(rng.random() * len(_PAUSES))]
         hero = -1
         for index, sitter in enumerate(ring):
             if sitter.is_hero:
@@ -556,6 +574,7 @@ class Session:
             shares=shares,
             recorded_rake=recorded_rake,
             recorded_shares=recorded_shares,
+            won=won,
             says_no_show=rng.random() < 0.75,
             preflop_flags=outcome.preflop_flags,
             closing_lines=closing,
@@ -571,7 +590,12 @@ class Session:
         return [not sitter.is_hero for sitter in ring]
 
     def _showdown_order(
-        self, outcome: HandOutcome, won: list[int], pot_count: int, faulted: bool
+        self,
+        outcome: HandOutcome,
+        folded: list[bool],
+        won: list[int],
+        pot_count: int,
+        faulted: bool,
     ) -> tuple[list[int], list[bool]]:
         """Who shows in which order, and who mucks instead.
 
@@ -583,11 +607,9 @@ class Session:
         mucked = [False] * n
         if not outcome.showdown:
             return [], mucked
-        folded = outcome.folded
-        start = outcome.last_river_aggressor
-        start = max(start, 0)
-        order = [(start + step) % n for step in range(n)]
-        order = [player for player in order if not folded[player]]
+        start = max(outcome.last_river_aggressor, 0)
+        order = [player for player in range(start, n) if not folded[player]]
+        order += [player for player in range(start) if not folded[player]]
         # Nobody left without chips: no all-in, so nobody's cards are tabled automatically.
         anyone_all_in = min(outcome.stacks) == 0
         if pot_count == 1 and not anyone_all_in and not faulted:
@@ -629,9 +651,9 @@ class Session:
                     sitter = self._new_sitter(seat, self._free_name(), stakes)
                     sitter.newcomer = True
                     self.sitters.append(sitter)
+                    self.sitters.sort(key=lambda sitter: sitter.seat)
                     lines.append(f"{sitter.name} joins the table at seat #{seat}")
                     break
-        self.sitters.sort(key=lambda sitter: sitter.seat)
         return lines
 
     def _knock_outs(self, ring: list[Sitter], outcome: HandOutcome) -> list[str]:
