@@ -339,9 +339,6 @@ class _Block:
         rejects = pl.concat(
             [preamble_rejects, self._hand_rejects(reasons, headers)], how="vertical_relaxed"
         )
-        skipped_games = dict(
-            skipped.group_by("game").len().sort("game").iter_rows()
-        )
         ids = hands.select("hand", "hand_id")
         seats, actions, collections, showdowns = (
             frame.join(ids, on="hand", how="left")

@@ -182,10 +182,7 @@ def _evaluate_chunk(  # type: ignore[no-untyped-def]
     hole, board, start, stop, high_out, low_out, card_table, flush_table, low_table, high_table
 ):
     """Evaluate rows ``start:stop``, each with its own board; return the first bad row or -1."""
-    # Rows that may hold a flush, and their boards, kept apart: packing both into one word
-    # limited a call to 65,536 boards.
     flush_rows = np.empty(stop - start, dtype=np.uint64)
-    flush_boards = np.empty(stop - start, dtype=np.uint64)
     flush_count = 0
     first_bad = np.int64(NO_BAD_ROW)
     bit = _U(CARD_BIT_OFFSET)

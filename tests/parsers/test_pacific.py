@@ -25,7 +25,6 @@ from tests.parsers.test_partypoker import (
     registered,  # noqa: F401  (fixture)
     rejects,
     variant_counts,
-    with_inferred_rake,
     with_silent_returns,
 )
 

@@ -159,27 +159,6 @@ def implied_rake(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
     )
 
 
-def with_inferred_rake(
-    tables: dict[str, pl.DataFrame], silent_returns: bool
-) -> dict[str, pl.DataFrame]:
-    """The tables as the audit would see them if the site printed what it leaves implicit:
-    silent uncalled bets returned (when ``silent_returns``), and the rake of a cash hand set to
-    what the chips put in exceed the chips collected (site-formats §1.1, "absent"). Tournament
-    pots are never raked, so theirs stays 0 and a short payment stays visible."""
-    if silent_returns:
-        tables = with_silent_returns(tables)
-    rake = implied_rake(tables).select("hand_id", inferred="rake")
-    hands = (
-        tables["hands"]
-        .join(rake, on="hand_id", how="left")
-        .with_columns(
-            rake=pl.when(pl.col("tournament_id").is_null()).then(pl.col("inferred")).otherwise(0)
-        )
-        .drop("inferred")
-    )
-    return {**tables, "hands": hands}
-
-
 # -- conformance -------------------------------------------------------------------------------
 
 PARTY = PartyPokerParser()
@@ -335,7 +314,7 @@ def test_chip_balance_leaves_a_plausible_unprinted_rake() -> None:
 
 @needs_corpus
 @pytest.mark.usefixtures("registered")
-def test_audit_payouts_match_once_the_unprinted_rake_is_known() -> None:
+def test_audit_infers_the_unprinted_rake() -> None:
     tables = corpus_tables(PARTY, "PartyPoker")
     findings = audit(tables)
     # The site prints no rake: the audit infers it (profile: rake_printed False). Player1
