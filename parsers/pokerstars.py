@@ -745,11 +745,10 @@ class _Block:
             ],
             how="vertical_relaxed",
         ).sort("hand", "line_no", "sub")
-        street = pl.col("section").clip(0, 3).cast(pl.Int8)
+        # Posts come before "*** HOLE CARDS ***" and showdown lines after the river: both are
+        # clipped into the betting streets they belong to.
         frame = frame.with_columns(
-            street=pl.when(pl.col("kind").is_in(["uncalled_return", "show", "muck"]))
-            .then(street)
-            .otherwise(street),
+            street=pl.col("section").clip(0, 3).cast(pl.Int8),
             seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
         )
         return self._street_totals(frame)

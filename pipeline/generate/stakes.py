@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pipeline.profiles import RakeRule
+from pipeline.profiles import RakeRule, generated_rake_rule
 
 __all__ = [
     "BLIND_LEVELS",
@@ -145,16 +145,9 @@ TOURNAMENT_BUY_INS: tuple[str, ...] = (
 
 
 def cash_rake_rule(stakes: Stakes) -> RakeRule:
-    """The generator's rake for a cash stake: 5 % rounded half to even, capped by players dealt
-    and stake (PokerStars-like; the caps grow with the stakes)."""
-    big_blind = stakes.big_blind
-    if big_blind <= 5:
-        caps = ((2, 30), (3, 50), (5, 100))
-    elif big_blind <= 25:
-        caps = ((2, 50), (3, 100), (5, 150))
-    else:
-        caps = ((2, 100), (3, 200), (5, 300))
-    return RakeRule(500, caps)
+    """The generator's rake for a cash stake (`pipeline.profiles.generated_rake_rule`, the same
+    schedule ``hilo audit --rake-schedule generated`` checks against)."""
+    return generated_rake_rule(stakes.big_blind)
 
 
 TABLE_STEMS: tuple[str, ...] = (
