@@ -203,6 +203,24 @@ def _numbered_hands(hands: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _with_hand_rows(frame: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
+    """Rows of ``frame`` whose hand is in ``hands``, with ``hand_row`` and a player-name hash.
+
+    Only the key column goes through the join (a hash of site and hand id), which spares
+    hashing and copying the string columns of tables with tens of millions of rows.
+    """
+    hand_key = pl.struct(*HAND_KEY).hash(seed=0)
+    found = frame.select(hand_key=hand_key).join(
+        hands.select(hand_key=hand_key, hand_row="hand_row"),
+        on="hand_key",
+        how="left",
+        maintain_order="left",
+    )
+    return frame.with_columns(
+        hand_row=found["hand_row"], player_key=pl.col("player").hash(seed=0)
+    ).filter(pl.col("hand_row").is_not_null())
+
+
 def _participants(
     hands: pl.DataFrame, seats: pl.DataFrame, actions: pl.DataFrame
 ) -> pl.DataFrame:
@@ -213,17 +231,28 @@ def _participants(
     ``turn`` is the player's place in that order; ``player_row`` indexes the whole frame.
     """
     kind = pl.col("kind")
-    acted = actions.group_by([*HAND_KEY, "player"]).agg(
-        posted_small_blind=(kind == "post_sb").any(),
-        posted_big_blind=(kind == "post_bb").any(),
+    acted = (
+        _with_hand_rows(actions.select(*HAND_KEY, "player", "kind"), hands)
+        .group_by("hand_row", "player_key")
+        .agg(
+            posted_small_blind=(kind == "post_sb").any(),
+            posted_big_blind=(kind == "post_bb").any(),
+        )
     )
+    seated = _with_hand_rows(seats.select(*HAND_KEY, "seat", "player", "stack_start"), hands)
+    found = seated.select("hand_row", "player_key").join(
+        acted, on=["hand_row", "player_key"], how="left", maintain_order="left"
+    )
+    button = pl.lit(hands["button_seat"].cast(pl.Int32)).gather(pl.col("hand_row"))
     return (
-        seats.select(*HAND_KEY, "seat", "player", "stack_start")
-        .join(acted, on=[*HAND_KEY, "player"], how="inner")
-        .join(hands.select(*HAND_KEY, "hand_row", "button_seat"), on=HAND_KEY, how="inner")
+        seated.with_columns(
+            posted_small_blind=found["posted_small_blind"],
+            posted_big_blind=found["posted_big_blind"],
+        )
+        .filter(pl.col("posted_small_blind").is_not_null())
         .with_columns(
-            clockwise=(pl.col("seat").cast(pl.Int32) - pl.col("button_seat").cast(pl.Int32) - 1)
-            % 256
+            button_seat=button,
+            clockwise=(pl.col("seat").cast(pl.Int32) - button - 1) % 256,
         )
         .sort("hand_row", "clockwise")
         .with_columns(turn=pl.int_range(pl.len()).over("hand_row").cast(pl.Int64))
@@ -236,18 +265,17 @@ def _ordered_actions(
     hands: pl.DataFrame, players: pl.DataFrame, actions: pl.DataFrame
 ) -> pl.DataFrame:
     """Actions of the known hands in replay order, with their hand row and actor's turn."""
-    return (
-        actions.join(hands.select(*HAND_KEY, "hand_row"), on=HAND_KEY, how="inner")
-        .join(
-            players.select(*HAND_KEY, "player", "turn"),
-            on=[*HAND_KEY, "player"],
-            how="left",
-        )
-        .with_columns(
-            kind_code=pl.col("kind").replace_strict(KIND_CODES, default=-1, return_dtype=pl.Int64)
-        )
-        .sort("hand_row", "seq")
+    rows = _with_hand_rows(actions, hands)
+    found = rows.select("hand_row", "player_key").join(
+        players.select("hand_row", "player_key", "turn"),
+        on=["hand_row", "player_key"],
+        how="left",
+        maintain_order="left",
     )
+    return rows.with_columns(
+        turn=found["turn"],
+        kind_code=pl.col("kind").replace_strict(KIND_CODES, default=-1, return_dtype=pl.Int64),
+    ).sort("hand_row", "seq")
 
 
 def _preflop_first_turn(hands: pl.DataFrame, players: pl.DataFrame) -> Int64Array:
