@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import re
 from datetime import UTC, datetime
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -18,20 +17,12 @@ import pytest
 import parsers
 from parsers.absolute import AbsoluteParser
 from parsers.base import ParseResult
-from parsers.columns import card_code
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
+from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-needs_corpus = pytest.mark.skipif(
-    not (CORPUS / "MANIFEST.tsv").exists(), reason=f"conformance corpus not found at {CORPUS}"
-)
 CASH = "Absolute/cash/PLO8-2max-USD-30-60-200912.txt"
 MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
-
-
-def cards(text: str) -> list[int]:
-    return [card_code(token) for token in text.split()]
 
 
 def parse_bytes(data: bytes, source: str = "test.txt") -> ParseResult:
@@ -43,10 +34,6 @@ def parse_bytes(data: bytes, source: str = "test.txt") -> ParseResult:
 
 def parse_file(relative: str) -> ParseResult:
     return parse_bytes((CORPUS / relative).read_bytes(), str(CORPUS / relative))
-
-
-def frames(result: ParseResult) -> dict[str, pl.DataFrame]:
-    return {name: pl.from_arrow(table) for name, table in result.tables.items()}  # type: ignore[misc]
 
 
 def manifest() -> list[dict[str, str]]:

@@ -15,9 +15,9 @@ import pytest
 
 import parsers
 from parsers.base import ParseResult
-from parsers.columns import card_code
 from parsers.ggpoker import GGPokerParser
 from parsers.text import decode_lines
+from tests.parsers.corpus import cards, frames
 
 PARSER = GGPokerParser()
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
@@ -84,18 +84,10 @@ def run_twice_text(number: int) -> str:
     return text[:start] + RUN_TWICE + text[end:]
 
 
-def cards(text: str) -> list[int]:
-    return [card_code(token) for token in text.split()]
-
-
 def parse_text(text: str) -> ParseResult:
     decoded = decode_lines(text.encode("utf-8"))
     assert PARSER.sniff("\n".join(decoded.lines.head(20).to_list()))
     return PARSER.parse(decoded.lines, decoded.offsets, "test.txt")
-
-
-def frames(result: ParseResult) -> dict[str, pl.DataFrame]:
-    return {name: pl.from_arrow(table) for name, table in result.tables.items()}  # type: ignore[misc]
 
 
 def rejects(result: ParseResult) -> list[tuple[str | None, str]]:

@@ -9,30 +9,21 @@ from __future__ import annotations
 import csv
 import re
 from datetime import UTC, datetime
-from pathlib import Path
 
 import polars as pl
 import pytest
 
 import parsers
 from parsers.base import ParseResult
-from parsers.columns import card_code
 from parsers.kingsclub import KingsClubParser
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
+from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-needs_corpus = pytest.mark.skipif(
-    not (CORPUS / "MANIFEST.tsv").exists(), reason=f"conformance corpus not found at {CORPUS}"
-)
 PLO8 = "KingsClub/cash/PLO8-USD-5-10-202101.txt"
 LO8 = "KingsClub/cash/LO8-USD-40-80-202101.txt"
 RIO = "KingsClub/cash/LO8-USD-500-100-202104.RIO.txt"
 MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
-
-
-def cards(text: str) -> list[int]:
-    return [card_code(token) for token in text.split()]
 
 
 def parse_bytes(data: bytes, source: str = "test.txt") -> ParseResult:
@@ -44,10 +35,6 @@ def parse_bytes(data: bytes, source: str = "test.txt") -> ParseResult:
 
 def parse_file(relative: str) -> ParseResult:
     return parse_bytes((CORPUS / relative).read_bytes(), str(CORPUS / relative))
-
-
-def frames(result: ParseResult) -> dict[str, pl.DataFrame]:
-    return {name: pl.from_arrow(table) for name, table in result.tables.items()}  # type: ignore[misc]
 
 
 def manifest() -> list[dict[str, str]]:

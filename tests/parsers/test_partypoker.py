@@ -8,34 +8,24 @@ are shared with the Full Tilt, 888 and Everleaf tests.
 from __future__ import annotations
 
 import csv
-import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import polars as pl
 import pytest
 
 import parsers
 from parsers.base import ParseResult, SiteParser
-from parsers.columns import card_code
 from parsers.partypoker import PartyPokerParser
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
+from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus, variant_counts
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-needs_corpus = pytest.mark.skipif(
-    not (CORPUS / "MANIFEST.tsv").exists(), reason=f"conformance corpus not found at {CORPUS}"
-)
 TABLES = ("hands", "seats", "actions", "collections", "showdowns")
 MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
 
 
 # -- shared helpers ----------------------------------------------------------------------------
-
-
-def cards(text: str) -> list[int]:
-    return [card_code(token) for token in text.split()]
 
 
 def manifest_rows(folder: str) -> list[dict[str, str]]:
@@ -51,10 +41,6 @@ def manifest_rows(folder: str) -> list[dict[str, str]]:
     ]
 
 
-def variant_counts(variants: str) -> dict[str, int]:
-    return {name: int(count) for name, count in re.findall(r"([\w-]+):(\d+)", variants)}
-
-
 def parse_data(parser: SiteParser, data: bytes, name: str = "test.txt") -> ParseResult:
     decoded = decode_lines(data)
     assert parser.sniff("\n".join(decoded.lines.head(20).to_list())), "parser does not claim it"
@@ -64,10 +50,6 @@ def parse_data(parser: SiteParser, data: bytes, name: str = "test.txt") -> Parse
 def parse_path(parser: SiteParser, relative: str) -> ParseResult:
     path = CORPUS / relative
     return parse_data(parser, path.read_bytes(), str(path))
-
-
-def frames(result: ParseResult) -> dict[str, pl.DataFrame]:
-    return {name: pl.from_arrow(table) for name, table in result.tables.items()}  # type: ignore[misc]
 
 
 def corpus_tables(parser: SiteParser, folder: str) -> dict[str, pl.DataFrame]:

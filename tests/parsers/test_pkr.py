@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import re
 from datetime import UTC, datetime
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -18,19 +17,12 @@ from parsers.base import ParseResult
 from parsers.columns import card_code
 from parsers.pkr import PkrParser
 from parsers.text import decode_lines
+from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus, variant_counts
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-needs_corpus = pytest.mark.skipif(
-    not (CORPUS / "MANIFEST.tsv").exists(), reason=f"conformance corpus not found at {CORPUS}"
-)
 PARSER = PkrParser()
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
 MONEY_IN = ["post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise"]
 TIES = "PKR/cash/PLO8-USD-2.00-4.00-201108.ties.low.txt"
-
-
-def cards(text: str) -> list[int]:
-    return [card_code(token) for token in text.split()]
 
 
 def parse_data(data: bytes, name: str = "test.txt") -> ParseResult:
@@ -43,10 +35,6 @@ def parse_text(text: str) -> ParseResult:
     return parse_data(text.encode("utf-8"))
 
 
-def frames(result: ParseResult) -> dict[str, pl.DataFrame]:
-    return {name: pl.from_arrow(table) for name, table in result.tables.items()}  # type: ignore[misc]
-
-
 def manifest() -> list[dict[str, str]]:
     if not (CORPUS / "MANIFEST.tsv").exists():
         return []
@@ -55,10 +43,6 @@ def manifest() -> list[dict[str, str]]:
     return [
         r for r in rows if r["role"].startswith("hand_history") and r["path"].startswith("PKR/")
     ]
-
-
-def variant_counts(variants: str) -> dict[str, int]:
-    return {name: int(count) for name, count in re.findall(r"([\w-]+):(\d+)", variants)}
 
 
 def rejects(result: ParseResult) -> list[tuple[str | None, str]]:

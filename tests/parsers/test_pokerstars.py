@@ -7,9 +7,7 @@ chips), not produced by the parser.
 from __future__ import annotations
 
 import csv
-import re
 from datetime import datetime, timezone
-from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -17,16 +15,7 @@ import pytest
 
 from parsers import parse_bytes
 from parsers.base import ParseResult
-from parsers.columns import card_code
-
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-needs_corpus = pytest.mark.skipif(
-    not (CORPUS / "MANIFEST.tsv").exists(), reason=f"conformance corpus not found at {CORPUS}"
-)
-
-
-def cards(text: str) -> list[int]:
-    return [card_code(token) for token in text.split()]
+from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus, variant_counts
 
 
 def parse_file(relative: str) -> ParseResult:
@@ -34,10 +23,6 @@ def parse_file(relative: str) -> ParseResult:
     result = parse_bytes(path.read_bytes(), str(path))
     assert result is not None, f"no parser recognised {relative}"
     return result
-
-
-def frames(result: ParseResult) -> dict[str, pl.DataFrame]:
-    return {name: pl.from_arrow(table) for name, table in result.tables.items()}  # type: ignore[misc]
 
 
 def stars_manifest() -> list[dict[str, str]]:
@@ -51,10 +36,6 @@ def stars_manifest() -> list[dict[str, str]]:
         if row["role"].startswith("hand_history")
         and (row["path"].startswith("Stars/") or row["path"].startswith("other/Stars"))
     ]
-
-
-def variant_counts(variants: str) -> dict[str, int]:
-    return {name: int(count) for name, count in re.findall(r"([\w-]+):(\d+)", variants)}
 
 
 # -- conformance -------------------------------------------------------------------------------

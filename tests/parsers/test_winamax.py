@@ -6,9 +6,7 @@ Golden values were read off the hand text by hand (amounts in cents), not produc
 from __future__ import annotations
 
 import csv
-import re
 from datetime import UTC, datetime
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -18,17 +16,10 @@ from parsers.base import ParseResult
 from parsers.columns import card_code
 from parsers.text import decode_lines
 from parsers.winamax import WinamaxParser
+from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus, variant_counts
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-needs_corpus = pytest.mark.skipif(
-    not (CORPUS / "MANIFEST.tsv").exists(), reason=f"conformance corpus not found at {CORPUS}"
-)
 PARSER = WinamaxParser()
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
-
-
-def cards(text: str) -> list[int]:
-    return [card_code(token) for token in text.split()]
 
 
 def parse_data(data: bytes, name: str = "test.txt") -> ParseResult:
@@ -46,10 +37,6 @@ def parse_file(relative: str) -> ParseResult:
     return parse_data(path.read_bytes(), str(path))
 
 
-def frames(result: ParseResult) -> dict[str, pl.DataFrame]:
-    return {name: pl.from_arrow(table) for name, table in result.tables.items()}  # type: ignore[misc]
-
-
 def manifest() -> list[dict[str, str]]:
     if not (CORPUS / "MANIFEST.tsv").exists():
         return []
@@ -58,10 +45,6 @@ def manifest() -> list[dict[str, str]]:
     return [
         r for r in rows if r["role"].startswith("hand_history") and r["path"].startswith("Winamax/")
     ]
-
-
-def variant_counts(variants: str) -> dict[str, int]:
-    return {name: int(count) for name, count in re.findall(r"([\w-]+):(\d+)", variants)}
 
 
 @pytest.fixture

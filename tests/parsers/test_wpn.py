@@ -7,23 +7,17 @@ Golden values were read off the hand text by hand (amounts in cents, tournament 
 from __future__ import annotations
 
 import csv
-import re
 from datetime import UTC, datetime
-from pathlib import Path
 
 import polars as pl
 import pytest
 
 import parsers
 from parsers.base import ParseResult
-from parsers.columns import card_code
 from parsers.text import decode_lines
 from parsers.wpn import WpnParser
+from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus, variant_counts
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-needs_corpus = pytest.mark.skipif(
-    not (CORPUS / "MANIFEST.tsv").exists(), reason=f"conformance corpus not found at {CORPUS}"
-)
 PARSER = WpnParser()
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
 MONEY_IN = ["post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise"]
@@ -31,10 +25,6 @@ LO8 = "Winning/cash/LO8-6max-USD-20-40-201907.CASHID-TN-St{FULLSTOP} Lucie GAMET
 RIT = "Winning/cash/NLO8-6max-USD-3-6-202104.RIT.txt"
 WALK = "Winning/cash/NLO8-6max-USD-3-6-202104.walk.txt"
 TOURNAMENT = "Winning/tour/PLO8-9max-USD-15-201906.SITGOID-TN-$15 PLO Hi{BACKSLASH}Lo Turbo - On Demand GAMETYPE.txt"
-
-
-def cards(text: str) -> list[int]:
-    return [card_code(token) for token in text.split()]
 
 
 def parse_data(data: bytes, name: str = "test.txt") -> ParseResult:
@@ -46,10 +36,6 @@ def parse_data(data: bytes, name: str = "test.txt") -> ParseResult:
 def parse_file(relative: str) -> ParseResult:
     path = CORPUS / relative
     return parse_data(path.read_bytes(), str(path))
-
-
-def frames(result: ParseResult) -> dict[str, pl.DataFrame]:
-    return {name: pl.from_arrow(table) for name, table in result.tables.items()}  # type: ignore[misc]
 
 
 def manifest() -> list[dict[str, str]]:
@@ -65,10 +51,6 @@ def manifest() -> list[dict[str, str]]:
         and row["path"].startswith("Winning/")
         and "Game ID" not in row["notes"]
     ]
-
-
-def variant_counts(variants: str) -> dict[str, int]:
-    return {name: int(count) for name, count in re.findall(r"([\w-]+):(\d+)", variants)}
 
 
 @pytest.fixture

@@ -7,23 +7,17 @@ Golden values were read off the hand text by hand (amounts in cents), not produc
 from __future__ import annotations
 
 import csv
-import re
 from datetime import UTC, datetime
-from pathlib import Path
 
 import polars as pl
 import pytest
 
 import parsers
 from parsers.base import ParseResult
-from parsers.columns import card_code
 from parsers.text import decode_lines
 from parsers.wpn_old import WpnOldParser
+from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus, variant_counts
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-needs_corpus = pytest.mark.skipif(
-    not (CORPUS / "MANIFEST.tsv").exists(), reason=f"conformance corpus not found at {CORPUS}"
-)
 PARSER = WpnOldParser()
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
 MONEY_IN = ["post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise"]
@@ -31,10 +25,6 @@ UTF16 = "Winning/cash/PLO8-6max-USD-0.10-0.25-201608.HH00000000 G0.txt"
 NO_FLOP = "Winning/cash/PLO8-6max-USD-20-40-201609.no.flop.HH20160913 G31116857.txt"
 SHORT = "Winning/cash/PLO8-6max-USD-3-6-201701.short.HH20170115 G31084891.txt"
 ALL_IN = "Winning/cash/PLO8-6max-USD-40-80-201610.disconnected.allin.HH00000000 G0.txt"
-
-
-def cards(text: str) -> list[int]:
-    return [card_code(token) for token in text.split()]
 
 
 def parse_data(data: bytes, name: str = "test.txt") -> ParseResult:
@@ -46,10 +36,6 @@ def parse_data(data: bytes, name: str = "test.txt") -> ParseResult:
 def parse_file(relative: str) -> ParseResult:
     path = CORPUS / relative
     return parse_data(path.read_bytes(), str(path))
-
-
-def frames(result: ParseResult) -> dict[str, pl.DataFrame]:
-    return {name: pl.from_arrow(table) for name, table in result.tables.items()}  # type: ignore[misc]
 
 
 def manifest() -> list[dict[str, str]]:
@@ -64,10 +50,6 @@ def manifest() -> list[dict[str, str]]:
         and row["path"].startswith("Winning/")
         and "Game ID" in row["notes"]
     ]
-
-
-def variant_counts(variants: str) -> dict[str, int]:
-    return {name: int(count) for name, count in re.findall(r"([\w-]+):(\d+)", variants)}
 
 
 def rejects(result: ParseResult) -> list[tuple[str | None, str]]:
