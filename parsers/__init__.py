@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from parsers.base import ParseResult, SiteParser
 from parsers.absolute import AbsoluteParser
+from parsers.base import ParseResult, SiteParser
 from parsers.bovada import BovadaParser
 from parsers.cake import CakeParser
 from parsers.everleaf import EverleafParser

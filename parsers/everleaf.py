@@ -33,10 +33,13 @@ from parsers.partypoker import (
     amount_value,
     assemble,
     card_codes,
+    card_sightings,
     classify,
     declined_shows,
     first_per_hand,
+    hand_problems,
     line_frame,
+    seat_rows,
     sections,
     unknown_line_problems,
 )
@@ -308,55 +311,10 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
             board_index=pl.lit(0, dtype=pl.Int8),
         )
     )
-    seats = (
-        lines.filter((pl.col("kind") == "seat") & (pl.col("section") == 0))
-        .select("hand", pl.col("line").str.extract_groups(SEAT).alias("s"))
-        .unnest("s")
-        .join(scale_of, on="hand", how="left")
-        .select(
-            "hand",
-            "player",
-            seat=pl.col("seat").cast(pl.Int16, strict=False),
-            stack_start=amount_value(pl.col("stack"), scale),
-            sitting_out=pl.lit(False),
-        )
-    )
-    dealt = (
-        lines.filter(pl.col("kind") == "dealt")
-        .select("hand", "line_no", pl.col("line").str.extract_groups(DEALT).alias("d"))
-        .unnest("d")
-        .select("hand", "line_no", "player", cards=card_codes(pl.col("cards")), dealt=pl.lit(True))
-    )
-    sightings = pl.concat(
-        [dealt, shows.select("hand", "line_no", "player", "cards", dealt=pl.lit(False))]
-    )
-
-    structure = lines.group_by("hand").agg(
-        has_history=(pl.col("kind") == "history").any(),
-        has_deal=(pl.col("kind") == "deal").any(),
-        has_win=(pl.col("kind") == "win").any(),
-    )
-    checks = hands.join(structure, on="hand", how="left").select(
-        "hand",
-        reason=pl.when(~pl.col("has_history").fill_null(False))
-        .then(pl.lit("truncated hand: no hand history line"))
-        .when(~pl.col("has_deal").fill_null(False))
-        .then(pl.lit("truncated hand: no cards dealt"))
-        .when(~pl.col("has_win").fill_null(False))
-        .then(pl.lit("truncated hand: no payout line"))
-        .when(pl.col("button_seat").is_null())
-        .then(pl.lit("no button seat"))
-        .when(pl.col("table_name").is_null())
-        .then(pl.lit("table line missing"))
-        .when(pl.col("started_at").is_null())
-        .then(pl.lit("unreadable start time"))
-        .when(pl.col("big_blind").is_null() | pl.col("small_blind").is_null())
-        .then(pl.lit("unreadable stakes"))
-        .when(pl.col("board").fill_null([]).list.drop_nulls().list.len() < pl.col("board").fill_null([]).list.len())
-        .then(pl.lit("unreadable board card"))
-        .when(pl.col("board").fill_null([]).list.len() > 5)
-        .then(pl.lit("more than five board cards")),
-    ).filter(pl.col("reason").is_not_null())
+    # Seat lines after the first marker are summary lines: only the opening ones are seats.
+    seats = seat_rows(lines.filter(pl.col("section") == 0), scale_of, SEAT)
+    sightings = card_sightings(lines, shows, DEALT)
+    checks = hand_problems(lines, hands, "win", "truncated hand: no payout line")
 
     return BlockParts(
         frame=frame,

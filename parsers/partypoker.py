@@ -563,6 +563,75 @@ class PartyPokerParser:
         return assemble(SITE, source_file, _party_parts(frame))
 
 
+def seat_rows(lines: pl.DataFrame, scale_of: pl.DataFrame, pattern: str) -> pl.DataFrame:
+    """Seat lines decoded with ``pattern`` (groups seat, player, stack) into seat rows."""
+    return (
+        lines.filter(pl.col("kind") == "seat")
+        .select("hand", pl.col("line").str.extract_groups(pattern).alias("s"))
+        .unnest("s")
+        .join(scale_of, on="hand", how="left")
+        .select(
+            "hand",
+            "player",
+            seat=pl.col("seat").cast(pl.Int16, strict=False),
+            stack_start=amount_value(pl.col("stack"), pl.col("money_scale")),
+            sitting_out=pl.lit(False),
+        )
+    )
+
+
+def card_sightings(lines: pl.DataFrame, shows: pl.DataFrame, pattern: str) -> pl.DataFrame:
+    """Every place a player's hole cards appear: the hero's deal (``pattern``) and the shows."""
+    dealt = (
+        lines.filter(pl.col("kind") == "dealt")
+        .select("hand", "line_no", pl.col("line").str.extract_groups(pattern).alias("d"))
+        .unnest("d")
+        .select("hand", "line_no", "player", cards=card_codes(pl.col("cards")), dealt=pl.lit(True))
+    )
+    return pl.concat(
+        [dealt, shows.select("hand", "line_no", "player", "cards", dealt=pl.lit(False))]
+    )
+
+
+def hand_problems(
+    lines: pl.DataFrame, hands: pl.DataFrame, closing_kind: str, closing_reason: str
+) -> pl.DataFrame:
+    """Truncation and header checks shared by the Cassava-style formats (888, Everleaf).
+
+    A hand must have its history line, a deal and its closing line (``closing_kind``), and
+    readable button, table, time, stakes, limit and board.
+    """
+    board = pl.col("board").fill_null([])
+    structure = lines.group_by("hand").agg(
+        has_history=(pl.col("kind") == "history").any(),
+        has_deal=(pl.col("kind") == "deal").any(),
+        has_closing=(pl.col("kind") == closing_kind).any(),
+    )
+    return hands.join(structure, on="hand", how="left").select(
+        "hand",
+        reason=pl.when(~pl.col("has_history").fill_null(False))
+        .then(pl.lit("truncated hand: no hand history line"))
+        .when(~pl.col("has_deal").fill_null(False))
+        .then(pl.lit("truncated hand: no cards dealt"))
+        .when(~pl.col("has_closing").fill_null(False))
+        .then(pl.lit(closing_reason))
+        .when(pl.col("button_seat").is_null())
+        .then(pl.lit("no button seat"))
+        .when(pl.col("table_name").is_null())
+        .then(pl.lit("table line missing"))
+        .when(pl.col("started_at").is_null())
+        .then(pl.lit("unreadable start time"))
+        .when(pl.col("big_blind").is_null() | pl.col("small_blind").is_null())
+        .then(pl.lit("unreadable stakes"))
+        .when(pl.col("limit_type").is_null())
+        .then(pl.lit("unknown betting limit"))
+        .when(board.list.drop_nulls().list.len() < board.list.len())
+        .then(pl.lit("unreadable board card"))
+        .when(board.list.len() > 5)
+        .then(pl.lit("more than five board cards")),
+    ).filter(pl.col("reason").is_not_null())
+
+
 def anchor_starts(lines: pl.Series, anchor: str) -> np.ndarray:
     """Hand starts from ``anchor``, whose two groups hold the game number of a ``#Game No : N``
     line (first group) or of a history line (second group). ``#Game No`` always opens a hand; a
@@ -810,28 +879,8 @@ def _party_parts(frame: pl.DataFrame) -> BlockParts:
         board_index=pl.lit(0, dtype=pl.Int8),
     )
 
-    seats = (
-        lines.filter(pl.col("kind") == "seat")
-        .select("hand", pl.col("line").str.extract_groups(PARTY_SEAT).alias("s"))
-        .unnest("s")
-        .join(scale_of, on="hand", how="left")
-        .select(
-            "hand",
-            "player",
-            seat=pl.col("seat").cast(pl.Int16, strict=False),
-            stack_start=amount_value(pl.col("stack"), pl.col("money_scale")),
-            sitting_out=pl.lit(False),
-        )
-    )
-    dealt = (
-        lines.filter(pl.col("kind") == "dealt")
-        .select("hand", "line_no", pl.col("line").str.extract_groups(PARTY_DEALT).alias("d"))
-        .unnest("d")
-        .select("hand", "line_no", "player", cards=card_codes(pl.col("cards")), dealt=pl.lit(True))
-    )
-    sightings = pl.concat(
-        [dealt, shows.select("hand", "line_no", "player", "cards", dealt=pl.lit(False))]
-    )
+    seats = seat_rows(lines, scale_of, PARTY_SEAT)
+    sightings = card_sightings(lines, shows, PARTY_DEALT)
 
     structure = lines.group_by("hand").agg(
         has_deal=(pl.col("kind") == "deal").any(),

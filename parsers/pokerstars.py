@@ -31,8 +31,8 @@ import pyarrow as pa
 from parsers.base import ParseResult, table_from_frame
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.kernels import street_totals
-from pipeline.profiles import SiteProfile
 from pipeline.positions import assign_positions
+from pipeline.profiles import SiteProfile
 
 __all__ = ["PokerStarsParser"]
 
