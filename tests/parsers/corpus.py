@@ -30,3 +30,30 @@ def frames(result: ParseResult) -> dict[str, pl.DataFrame]:
 def variant_counts(variants: str) -> dict[str, int]:
     """MANIFEST's ``variants`` column (``O8:51,Razz:3``) as a dict."""
     return {name: int(count) for name, count in re.findall(r"([\w-]+):(\d+)", variants)}
+
+
+MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
+
+
+def chip_ledger(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """Per hand: printed total pot and rake, chips put in, returned and collected (0 if none)."""
+    actions = tables["actions"]
+    put = (
+        actions.filter(pl.col("kind").is_in(MONEY_IN))
+        .group_by("hand_id")
+        .agg(put=pl.col("amount").sum())
+    )
+    returned = (
+        actions.filter(pl.col("kind") == "uncalled_return")
+        .group_by("hand_id")
+        .agg(returned=pl.col("amount").sum())
+    )
+    collected = tables["collections"].group_by("hand_id").agg(collected=pl.col("amount").sum())
+    return (
+        tables["hands"]
+        .select("hand_id", "total_pot", "rake")
+        .join(put, on="hand_id", how="left")
+        .join(returned, on="hand_id", how="left")
+        .join(collected, on="hand_id", how="left")
+        .fill_null(0)
+    )

@@ -16,11 +16,10 @@ import parsers
 from parsers.base import ParseResult
 from parsers.text import decode_lines
 from parsers.wpn import WpnParser
-from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus, variant_counts
+from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, needs_corpus, variant_counts
 
 PARSER = WpnParser()
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
-MONEY_IN = ["post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise"]
 LO8 = "Winning/cash/LO8-6max-USD-20-40-201907.CASHID-TN-St{FULLSTOP} Lucie GAMETYPE.txt"
 RIT = "Winning/cash/NLO8-6max-USD-3-6-202104.RIT.txt"
 WALK = "Winning/cash/NLO8-6max-USD-3-6-202104.walk.txt"
@@ -89,26 +88,7 @@ def test_corpus_file_counts(row: dict[str, str]) -> None:
 def test_corpus_chips_balance() -> None:
     """Σ put in − returned = Σ collected + rake (rake + JP fee), and the total is Σ collected."""
     tables = all_corpus_tables()
-    actions = tables["actions"]
-    put = (
-        actions.filter(pl.col("kind").is_in(MONEY_IN))
-        .group_by("hand_id")
-        .agg(put=pl.col("amount").sum())
-    )
-    returned = (
-        actions.filter(pl.col("kind") == "uncalled_return")
-        .group_by("hand_id")
-        .agg(returned=pl.col("amount").sum())
-    )
-    collected = tables["collections"].group_by("hand_id").agg(collected=pl.col("amount").sum())
-    joined = (
-        tables["hands"]
-        .select("hand_id", "total_pot", "rake")
-        .join(put, on="hand_id", how="left")
-        .join(returned, on="hand_id", how="left")
-        .join(collected, on="hand_id", how="left")
-        .fill_null(0)
-    )
+    joined = chip_ledger(tables)
     assert joined.height == 4
     unbalanced = joined.filter(
         (pl.col("put") - pl.col("returned") != pl.col("collected") + pl.col("rake"))

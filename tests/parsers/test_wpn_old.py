@@ -16,11 +16,10 @@ import parsers
 from parsers.base import ParseResult
 from parsers.text import decode_lines
 from parsers.wpn_old import WpnOldParser
-from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus, variant_counts
+from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, needs_corpus, variant_counts
 
 PARSER = WpnOldParser()
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
-MONEY_IN = ["post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise"]
 UTF16 = "Winning/cash/PLO8-6max-USD-0.10-0.25-201608.HH00000000 G0.txt"
 NO_FLOP = "Winning/cash/PLO8-6max-USD-20-40-201609.no.flop.HH20160913 G31116857.txt"
 SHORT = "Winning/cash/PLO8-6max-USD-3-6-201701.short.HH20170115 G31084891.txt"
@@ -114,26 +113,7 @@ def test_known_bad_no_flop_file_is_quarantined() -> None:
 def test_corpus_chips_balance() -> None:
     """Σ put in − returned = Σ collected + rake (rake + JP fee) = printed pot + rake."""
     tables = good_corpus_tables()
-    actions = tables["actions"]
-    put = (
-        actions.filter(pl.col("kind").is_in(MONEY_IN))
-        .group_by("hand_id")
-        .agg(put=pl.col("amount").sum())
-    )
-    returned = (
-        actions.filter(pl.col("kind") == "uncalled_return")
-        .group_by("hand_id")
-        .agg(returned=pl.col("amount").sum())
-    )
-    collected = tables["collections"].group_by("hand_id").agg(collected=pl.col("amount").sum())
-    joined = (
-        tables["hands"]
-        .select("hand_id", "total_pot", "rake")
-        .join(put, on="hand_id", how="left")
-        .join(returned, on="hand_id", how="left")
-        .join(collected, on="hand_id", how="left")
-        .fill_null(0)
-    )
+    joined = chip_ledger(tables)
     assert joined.height == 7
     unbalanced = joined.filter(
         (pl.col("put") - pl.col("returned") != pl.col("collected") + pl.col("rake"))
