@@ -26,17 +26,15 @@ import numpy as np
 import polars as pl
 
 from parsers.assembly import (
+    AnchoredParser,
     HandTables,
     attach_hole_cards,
-    finish,
     forward_fill,
-    line_frame,
     local_to_utc,
     settle_all_in_kinds,
     street_amounts,
     unknown_line_reasons,
 )
-from parsers.base import ParseResult
 from parsers.columns import cards_list, money
 from pipeline.profiles import SiteProfile
 
@@ -112,7 +110,7 @@ INFORMATIONAL = r"^(?:.+ (?:is sitting out|has left the table|has joined the tab
 ) = range(14)
 
 
-class AbsoluteParser:
+class AbsoluteParser(AnchoredParser):
     """Parser for Absolute Poker / UltimateBet text hand histories."""
 
     site: ClassVar[str] = SITE
@@ -128,18 +126,11 @@ class AbsoluteParser:
         uncalled_printed=True,
     )
 
-    def sniff(self, head: str) -> bool:
-        """An Absolute ``Stage #`` header within the first lines."""
-        return _HAND_START_LINE.search(head) is not None
+    hand_start: ClassVar[str] = HAND_START
+    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
 
-    def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        """Mask of hand header lines."""
-        return lines.str.contains(HAND_START).fill_null(False).to_numpy()
-
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        """Parse a block of whole hands into the canonical tables."""
-        frame = line_frame(lines, offsets, lines.str.contains(HAND_START))
-        return finish(_Block(frame, source_file).tables())
+    def tables(self, frame: pl.DataFrame, source_file: str) -> HandTables:
+        return _Block(frame, source_file).tables()
 
 
 class _Block:

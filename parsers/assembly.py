@@ -10,7 +10,9 @@ actor and card checks are reused as they are), the rejects, and the final `Parse
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import polars as pl
@@ -21,9 +23,11 @@ from parsers.kernels import street_totals
 from parsers.pokerstars import _Block as _StarsChecks
 from parsers.pokerstars import _forward_fill
 from pipeline.positions import assign_positions
+from pipeline.profiles import SiteProfile
 from pipeline.schema import HAND_TABLES
 
 __all__ = [
+    "AnchoredParser",
     "LIVE_KINDS",
     "HandTables",
     "attach_hole_cards",
@@ -347,3 +351,34 @@ def _hand_rejects(tables: HandTables, reasons: pl.DataFrame) -> pl.DataFrame:
         )
         .cast(REJECT_SCHEMA)  # type: ignore[arg-type]
     )
+
+
+class AnchoredParser:
+    """The parser interface for a format whose hands each open with a recognisable line.
+
+    A site's subclass names ``site``, ``profile``, ``hand_start`` (the pattern of a hand's first
+    line), ``sniff_pattern`` (searched in a file's first lines) and implements `tables`, its
+    decoding of a block of lines; splitting, sniffing and the final assembly are shared.
+    """
+
+    site: ClassVar[str]
+    profile: ClassVar[SiteProfile]
+    hand_start: ClassVar[str]
+    sniff_pattern: ClassVar[re.Pattern[str]]
+
+    def sniff(self, head: str) -> bool:
+        """A hand header within the first lines of a file."""
+        return self.sniff_pattern.search(head) is not None
+
+    def hand_starts(self, lines: pl.Series) -> np.ndarray:
+        """Mask of hand header lines."""
+        return lines.str.contains(self.hand_start).fill_null(False).to_numpy()
+
+    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
+        """Parse a block of whole hands into the canonical tables."""
+        frame = line_frame(lines, offsets, lines.str.contains(self.hand_start))
+        return finish(self.tables(frame, source_file))
+
+    def tables(self, frame: pl.DataFrame, source_file: str) -> HandTables:
+        """The site's decoding of a block of lines (``line_frame`` layout)."""
+        raise NotImplementedError

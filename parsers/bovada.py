@@ -35,16 +35,14 @@ import numpy as np
 import polars as pl
 
 from parsers.assembly import (
+    AnchoredParser,
     HandTables,
     attach_hole_cards,
-    finish,
     forward_fill,
-    line_frame,
     settle_all_in_kinds,
     street_amounts,
     unknown_line_reasons,
 )
-from parsers.base import ParseResult
 from parsers.columns import cards_list, money
 from pipeline.positions import POSITION_LABELS
 from pipeline.profiles import SiteProfile
@@ -149,7 +147,7 @@ ACTION = (
 BETTING = ("post_sb", "post_bb", "post_dead", "ante", "fold", "check", "call", "bet", "raise")
 
 
-class BovadaParser:
+class BovadaParser(AnchoredParser):
     """Parser for Bovada / Ignition / Bodog text hand histories."""
 
     site: ClassVar[str] = SITE
@@ -165,18 +163,11 @@ class BovadaParser:
         uncalled_printed=True,
     )
 
-    def sniff(self, head: str) -> bool:
-        """A Bovada-family hand header within the first lines."""
-        return _HAND_START_LINE.search(head) is not None
+    hand_start: ClassVar[str] = HAND_START
+    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
 
-    def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        """Mask of hand header lines."""
-        return lines.str.contains(HAND_START).fill_null(False).to_numpy()
-
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        """Parse a block of whole hands into the canonical tables."""
-        frame = line_frame(lines, offsets, lines.str.contains(HAND_START))
-        return finish(_Block(frame, source_file).tables())
+    def tables(self, frame: pl.DataFrame, source_file: str) -> HandTables:
+        return _Block(frame, source_file).tables()
 
 
 def _label_positions(seats: pl.DataFrame) -> pl.DataFrame:
