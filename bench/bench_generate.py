@@ -10,6 +10,11 @@ once): on shared or hyper-threaded cores that factor, not the code, bounds the p
 Each run also reports the CPU time per hand of its processes (the parent's and, in parallel, the
 workers'), which other work on a shared machine disturbs much less than the wall time.
 
+Then every site's writer (``--site``) generates the same hands in one process; each is reported
+in hands/s and as a ratio to PokerStars' writer measured in the same run, with the machine's
+load average before and after (other work on a shared machine moves all sites alike, so the
+ratios hold better than the rates).
+
 Run with ``python -m bench generate``; ``HILO_BENCH_GENERATE_HANDS`` changes the number of hands.
 """
 
@@ -74,13 +79,15 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _run(hands: int, out: Path, workers: int) -> tuple[float, float, int, float]:
+def _run(
+    hands: int, out: Path, workers: int, site: str = "pokerstars"
+) -> tuple[float, float, int, float]:
     """Wall seconds, MB of text, files, and CPU microseconds per hand of all processes."""
     from pipeline.generate import generate
 
     cpu = time.process_time() + _children_cpu()
     started = time.perf_counter()
-    summary = generate(hands, SEED, out, fault_rate=0.03, workers=workers)
+    summary = generate(hands, SEED, out, site=site, fault_rate=0.03, workers=workers)
     seconds = time.perf_counter() - started
     cpu = time.process_time() + _children_cpu() - cpu
     assert summary.hands == hands
@@ -112,6 +119,28 @@ def main() -> None:
         )
         verdict = "met" if rate >= GOAL_HANDS_PER_SECOND else "NOT met"
         print(f"goal ≥ {GOAL_HANDS_PER_SECOND:,} hands/s: {verdict}")
+        _sites(root, single)
+
+
+def _sites(root: Path, hands: int) -> None:
+    """Every site's writer on the same hands in one process, as a ratio to PokerStars'."""
+    from pipeline.generate import generate
+    from pipeline.generate.sites import SITES
+
+    load = os.getloadavg()[0]
+    print(f"site writers, 1 process, {hands:,} hands each (load average {load:.2f} before):")
+    baseline = 0.0
+    for site in SITES:
+        generate(200, SEED, root / f"warm-{site}", site=site, workers=1)
+        seconds, megabytes, _, cpu = _run(hands, root / f"site-{site}", workers=1, site=site)
+        rate = hands / seconds
+        baseline = baseline or rate
+        print(
+            f"  {site:<11} {rate:8,.0f} hands/s  x{rate / baseline:4.2f} of pokerstars"
+            f"  ({megabytes / seconds:4.1f} MB/s of text; CPU {cpu:.0f} µs/hand)"
+            + ("" if SITES[site].tournaments else "  [cash tables only]")
+        )
+    print(f"  load average after: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from parsers.bovada import BovadaParser
 from parsers.cake import CakeParser
 from parsers.everleaf import EverleafParser
 from parsers.fulltilt import FullTiltParser
+from parsers.ggpoker import GGPokerParser
 from parsers.kingsclub import KingsClubParser
 from parsers.ongame import OnGameParser
 from parsers.pacific import PacificParser
@@ -21,14 +22,15 @@ from parsers.wpn_old import WpnOldParser
 __all__ = ["PARSERS", "ParseResult", "SiteParser", "detect", "parse_bytes"]
 
 # Order matters only when two formats could claim the same head; the most specific goes first.
-# GGPoker (parsers/ggpoker.py) is not registered: no real Omaha Hi/Lo export exists to confirm
-# its layout (site-formats.md: "enable only with real golden files").
+# GGPoker (parsers/ggpoker.py) is validated against generated text only (`hilo generate --site
+# ggpoker`): no real Omaha Hi/Lo export exists to confirm its layout (site-formats.md).
 PARSERS: tuple[SiteParser, ...] = (
     PokerStarsParser(),
     FullTiltParser(),
     PartyPokerParser(),
     PacificParser(),
     WinamaxParser(),
+    GGPokerParser(),
     WpnParser(),
     WpnOldParser(),
     EverleafParser(),

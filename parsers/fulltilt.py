@@ -9,7 +9,8 @@ What Full Tilt prints, and so what this parser records (site-formats.md, "Full T
   (3795352), Table 1 - 40/80 - Limit Omaha H/L - …`` (chips). Fixed-limit stakes are the bets; the
   blinds come from the ``posts the small/big blind of`` lines. Other games are skipped.
 - ``raises to $800`` gives the street total (the increment is derived); ``calls`` and ``bets`` give
-  the chips added; ``, and is all in`` marks all-ins. ``posts a dead small blind of`` is dead money,
+  the chips added; ``, and is all in`` marks all-ins (a blind posted all in for less does not set
+  the table's blind). ``posts a dead small blind of`` is dead money,
   ``posts $20`` a live big blind.
 - ``Uncalled bet of $5 returned to P`` is an explicit return (``uncalled_return``).
 - Payouts per pot and labelled half: ``wins the high pot ($2,048.50)``, ``wins the low pot``,
@@ -296,9 +297,14 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
     ).select(columns)
 
     # -- hands ----------------------------------------------------------------------------------
+    # A blind posted all in for less says nothing about the table's blind.
+    full = ~pl.col("is_all_in")
     posted = acts.group_by("hand").agg(
-        posted_sb=pl.col("amount").filter(pl.col("verb") == "posts the small blind of").max(),
-        posted_bb=pl.col("amount").filter(pl.col("verb") == "posts the big blind of").max(),
+        posted_sb=pl.coalesce(
+            pl.col("amount").filter((pl.col("verb") == "posts the small blind of") & full).max(),
+            pl.col("amount").filter(pl.col("verb") == "posts the small blind of").max(),
+        ),
+        posted_bb=pl.col("amount").filter((pl.col("verb") == "posts the big blind of") & full).max(),
         posted_ante=pl.col("amount").filter(pl.col("kind") == "ante").max(),
     )
     totals = first_per_hand(lines, "total", TOTAL)

@@ -4,10 +4,12 @@ UNCONFIRMED AGAINST REAL OMAHA HI/LO EXPORTS. No GGPoker Omaha Hi/Lo hand histor
 this parser follows the documented GGPoker Omaha (high only) layout — public samples such as
 ``jejellyroll-fr/fpdb-3`` ``regression-test-files/cash/GGPoker/Flop/PLO-6max-USD-2-5-202101.RIT.txt``
 — with the game named ``Omaha Hi/Lo`` (as in ``Omaha Hi/Lo Pot Limit ($0.5/$1)``; ``PLO Hi/Lo``
-and ``PLO8`` are read as pot limit too). site-formats.md says to enable GGPoker O8 only with
-real golden files: register this parser only once such files confirm, at least, the game name,
-how a split pot's ``collected`` lines are written (one per half, or one per player and pot) and
-how the hi/lo showdown text reads. Its tests run on a hand written to imitate that layout.
+and ``PLO8`` are read as pot limit too). site-formats.md asks for real golden files before
+GGPoker O8 is trusted; the parser is registered so that ``hilo generate --site ggpoker``
+archives (written to this layout) round-trip, and is validated against that generated text
+only. Real files must still confirm the game name, how a split pot's ``collected`` lines are
+written (one per half, or one per player and pot) and how the hi/lo showdown text reads. Its
+tests run on a hand written to imitate that layout.
 
 What the documented layout prints, and so what this parser records:
 
@@ -15,7 +17,7 @@ What the documented layout prints, and so what this parser records:
   printed; the time is read as UTC (``time_zone`` null). Tournament headers
   (``Poker Hand #TM…: Tournament #9364957, … Hold'em No Limit - Level10 (1,000/2,000) - …``) are
   recognised the same way. Other games (``PLO``, ``PLO-5``, ``Hold'em``) are counted as skipped.
-- ``Seat 1: Hero ($82.4 in chips)``; actions ``P: raises $14 to $19`` (the second figure is the
+- ``Seat 1: Hero ($82.4 in chips)`` (tournament chips grouped: ``1,500 in chips``); actions ``P: raises $14 to $19`` (the second figure is the
   street total), ``P: calls $29 and is all-in``; ``posts missed blind $2`` is dead money.
 - ``Uncalled bet ($16) returned to Hero`` is an ``uncalled_return``.
 - ``P collected $48.93 from pot``: kept line by line; halves are not labelled. ``from pot`` is
@@ -66,7 +68,7 @@ O8_GAMES = ("Omaha Hi/Lo", "PLO Hi/Lo", "PLO8")
 HAND_START = r"^Poker Hand #[A-Z]{0,3}\d+: "
 HEADER = (
     r"^Poker Hand #(?P<hand_id>[A-Z]{0,3}\d+): "
-    r"(?:Tournament #(?P<tournament_id>\d+), (?P<tournament_name>.*) )?"
+    r"(?:Tournament #(?P<tournament_id>\d+), (?P<tournament_name>.*?) )?"
     r"(?P<game>Omaha Hi/Lo|PLO Hi/Lo|PLO8|PLO-5|PLO-6|PLO|Omaha|Hold'em|ShortDeck|[A-Za-z0-9'/-]+)"
     r"(?: (?P<limit>No Limit|Pot Limit|Fixed Limit|Limit))?(?: - Level(?P<level>\S+))? "
     r"\((?P<stakes>[^)]*)\) - (?P<date>\d{4}/\d{2}/\d{2}) (?P<time>\d{1,2}:\d{2}:\d{2})$"
@@ -80,7 +82,7 @@ TABLE = (
     r"Seat #(?P<button_seat>\d+) is the button$"
 )
 SEAT = (
-    r"^Seat (?P<seat>\d+): (?P<player>.+?) \((?P<stack>[^ ,)]+) in chips"
+    r"^Seat (?P<seat>\d+): (?P<player>.+?) \((?P<stack>[^ )]+) in chips"
     r"(?:, (?P<bounty>[^)]*?) bounty)?\)(?P<flags>.*)$"
 )
 DEALT = r"^Dealt to (?P<player>.+?)(?: \[(?P<cards>[^\]]*)\])?$"

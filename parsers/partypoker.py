@@ -17,6 +17,11 @@ What PartyPoker prints, and so what this parser records (site-formats.md, "Party
   ``from the side pot 1``. An uncalled bet is never returned in the text: it is part of the won
   amount (``$239`` = $200 pot + $40 unreturned bet − $1 rake), so it is kept as the collection.
 - No summary, no total pot, no rake: ``hands.total_pot`` and ``hands.rake`` are null.
+- A small blind that folds to a big blind all-in for less gets its unmatched chips back without
+  a line (nobody left can win them): an ``uncalled_return`` is added for it
+  (:func:`folded_excess_returns`). A big blind posted all-in for less (the player's whole stack)
+  does not set the table's big blind; the fixed-limit small bet or the pot-limit buy-in label
+  (100 big blinds) does then.
 
 Shared building blocks
 ----------------------
@@ -462,6 +467,80 @@ def first_per_hand(frame: pl.DataFrame, kind: str, pattern: str) -> pl.DataFrame
     )
 
 
+def folded_excess_returns(actions: pl.DataFrame) -> pl.DataFrame:
+    """``uncalled_return`` rows for the unmatched bet of a player who folded with the largest
+    contribution of the hand (a small blind folding to a big blind all-in for less).
+
+    For sites that never print a return (the chips of a winning bettor are inside what they
+    win), this is the one case where the chips go back to a player who wins nothing: nobody
+    still in the hand could win them. What goes back is the part of the player's last street
+    that nobody matched — antes and dead blinds are never returned — and never more than the
+    player's lead over the next largest contribution. ``actions`` has ``hand, line_no, street,
+    player, kind, amount`` (amounts are the chips each action adds); the rows returned have
+    those columns plus ``sub``, ``to``, ``is_all_in``.
+    """
+    money_in = pl.col("kind").is_in([*LIVE_KINDS, "post_dead", "ante"])
+    live = pl.col("kind").is_in(list(LIVE_KINDS))
+    per_player = actions.group_by("hand", "player").agg(
+        put_in=pl.col("amount").filter(money_in).sum(),
+        folded=(pl.col("kind") == "fold").any(),
+        line_no=pl.col("line_no").max(),
+        street=pl.col("street").filter(live).max(),
+    )
+    ranked = per_player.with_columns(
+        largest=pl.col("put_in").max().over("hand"),
+        largest_count=(pl.col("put_in") == pl.col("put_in").max()).sum().over("hand"),
+        second=pl.col("put_in")
+        .filter(pl.col("put_in") < pl.col("put_in").max())
+        .max()
+        .over("hand")
+        .fill_null(0),
+    ).filter(
+        pl.col("folded") & (pl.col("put_in") == pl.col("largest")) & (pl.col("largest_count") == 1)
+    )
+    if ranked.height == 0:
+        return ranked.select(
+            "hand", "line_no", sub=pl.lit(1), street="street", player="player",
+            kind=pl.lit("uncalled_return"), amount=pl.col("put_in"),
+            to=pl.lit(None, dtype=pl.Int64), is_all_in=pl.lit(False),
+        )  # fmt: skip
+    # Each player's live chips on each street of those hands.
+    streets = (
+        actions.join(ranked.select("hand"), on="hand", how="semi")
+        .filter(live)
+        .group_by("hand", "street", "player")
+        .agg(street_in=pl.col("amount").sum())
+    )
+    own = streets.join(
+        ranked.select("hand", "street", "player"), on=["hand", "street", "player"], how="semi"
+    )
+    others = (
+        streets.join(ranked.select("hand", "street", folder="player"), on=["hand", "street"])
+        .filter(pl.col("player") != pl.col("folder"))
+        .group_by("hand")
+        .agg(matched=pl.col("street_in").max())
+    )
+    return (
+        ranked.join(own.select("hand", "street_in"), on="hand", how="left")
+        .join(others, on="hand", how="left")
+        .select(
+            "hand",
+            "line_no",
+            sub=pl.lit(1),
+            street="street",
+            player="player",
+            kind=pl.lit("uncalled_return"),
+            amount=pl.min_horizontal(
+                pl.col("put_in") - pl.col("second"),
+                pl.col("street_in").fill_null(0) - pl.col("matched").fill_null(0),
+            ),
+            to=pl.lit(None, dtype=pl.Int64),
+            is_all_in=pl.lit(False),
+        )
+        .filter(pl.col("amount") > 0)
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # PartyPoker
 # ---------------------------------------------------------------------------------------------
@@ -745,10 +824,25 @@ def _party_parts(frame: pl.DataFrame) -> BlockParts:
             sub=pl.lit(0),
         )
     )
-    posted = acts.group_by("hand").agg(
-        posted_sb=pl.col("amount").filter(pl.col("kind") == "post_sb").max(),
-        posted_bb=pl.col("amount").filter(pl.col("kind") == "post_bb").max(),
-        posted_ante=pl.col("amount").filter(pl.col("kind") == "ante").max(),
+    # A blind posted all-in for less (the player's whole stack after the ante) says nothing
+    # about the table's blind; Party does not mark it, so the stack tells.
+    stacks = seat_rows(lines, scale_of, PARTY_SEAT).select("hand", "player", "stack_start")
+    antes_paid = (
+        acts.filter(pl.col("kind") == "ante").group_by("hand", "player").agg(ante_paid=pl.col("amount").sum())
+    )
+    full = (
+        pl.col("amount") + pl.col("ante_paid").fill_null(0) < pl.col("stack_start")
+    ).fill_null(True)
+    posted = (
+        acts.join(stacks, on=["hand", "player"], how="left")
+        .join(antes_paid, on=["hand", "player"], how="left")
+        .group_by("hand")
+        .agg(
+            posted_sb=pl.col("amount").filter(pl.col("kind") == "post_sb").max(),
+            posted_bb=pl.col("amount").filter((pl.col("kind") == "post_bb") & full).max(),
+            short_bb=pl.col("amount").filter(pl.col("kind") == "post_bb").max(),
+            posted_ante=pl.col("amount").filter(pl.col("kind") == "ante").max(),
+        )
     )
     stakes = pl.col("stakes").str.split("/")
     first_stake = amount_value(stakes.list.get(0, null_on_oob=True), scale)
@@ -766,7 +860,14 @@ def _party_parts(frame: pl.DataFrame) -> BlockParts:
             ),
             big_bet=pl.when(is_fixed & ~is_tournament).then(second_stake),
             small_blind=pl.coalesce(amount_value(pl.col("tsb"), 1), pl.col("posted_sb")),
-            big_blind=pl.coalesce(amount_value(pl.col("tbb"), 1), pl.col("posted_bb")),
+            # Without a full big blind post: the fixed-limit small bet, or the pot- and
+            # no-limit buy-in label, which is 100 big blinds ("$200 USD PL" at $1/$2).
+            big_blind=pl.coalesce(
+                amount_value(pl.col("tbb"), 1),
+                pl.col("posted_bb"),
+                pl.when(is_fixed).then(first_stake).otherwise(first_stake // 100),
+                pl.col("short_bb"),
+            ),
             ante=pl.coalesce(amount_value(pl.col("tante"), 1), pl.col("posted_ante")),
             max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
             button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
@@ -865,6 +966,10 @@ def _party_parts(frame: pl.DataFrame) -> BlockParts:
         [actions, declined_shows(noshows, wins, shows.filter(pl.col("verb") == "shows"))],
         how="vertical_relaxed",
     )
+    # Party prints no return: a bettor's unmatched chips are inside what they win, except when
+    # the bettor folded (nobody left can win them, so they go back).
+    returns = folded_excess_returns(actions)
+    actions = pl.concat([actions, returns.select(actions.columns)], how="vertical_relaxed")
     has_low = wins.group_by("hand", "pot_index").agg(has_low=pl.col("lo").is_not_null().any())
     collections = wins.join(has_low, on=["hand", "pot_index"], how="left", nulls_equal=True).select(
         "hand",

@@ -18,7 +18,9 @@ What Winamax prints, and so what this parser records:
   ``side pot N`` is pot N; ``(HI)``/``(LO)`` give ``half``; an unlabelled line has a null half.
 - An uncalled bet is not returned in the text: it is paid back as a won pot (``collected 84€ from
   side pot 1``) and kept as that collection; the audit's pot builder gives the bettor that
-  uncontested top pot.
+  uncontested top pot. A small blind folding to a big blind all-in for less gets its unmatched
+  chips back silently: the parser adds that ``uncalled_return`` itself. A blind posted all-in
+  for less does not set the table's blind.
 - Two ``shows`` lines per player at a hi/lo showdown, ``(HI : …)`` and ``(LO : …)``; older exports
   drop the labels, then the first line is the high and the second the low. One ``show`` action per
   player is recorded.
@@ -446,11 +448,16 @@ class TextFormat:
 
     @staticmethod
     def posted(actions: pl.DataFrame) -> pl.DataFrame:
-        """The largest small blind, big blind and ante posted in each hand."""
+        """The largest small blind, big blind and ante posted in each hand (a blind posted
+        all-in for less says nothing about the table's blind)."""
         kind = pl.col("kind")
+        full = ~pl.col("is_all_in").fill_null(False)
         return actions.group_by("hand").agg(
-            posted_sb=pl.col("amount").filter(kind == "post_sb").max(),
-            posted_bb=pl.col("amount").filter(kind == "post_bb").max(),
+            posted_sb=pl.coalesce(
+                pl.col("amount").filter((kind == "post_sb") & full).max(),
+                pl.col("amount").filter(kind == "post_sb").max(),
+            ),
+            posted_bb=pl.col("amount").filter((kind == "post_bb") & full).max(),
             posted_ante=pl.col("amount").filter(kind == "ante").max(),
         )
 
@@ -803,6 +810,25 @@ class WinamaxFormat(TextFormat):
 
     def _action_fields(self, lines: pl.DataFrame) -> pl.DataFrame:
         return self.fields(lines, KIND_ACTION, ACTION)
+
+    def street_totals(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """The engine's street totals, plus the return Winamax never prints for a player who
+        folded with the largest contribution (a small blind folding to a big blind all-in for
+        less): nobody still in can win those chips. A bettor who wins gets an uncalled bet
+        back as a won pot instead (see the module docstring)."""
+        from parsers.partypoker import folded_excess_returns
+
+        actions = super().street_totals(frame)
+        returns = folded_excess_returns(actions)
+        if returns.height == 0:
+            return actions
+        extra = returns.select(
+            "hand", "line_no", section=pl.col("street").cast(pl.Int8), player="player",
+            sub="sub", kind="kind", amount="amount", to="to", is_all_in="is_all_in",
+        )  # fmt: skip
+        return super().street_totals(
+            pl.concat([frame, extra.select(frame.columns)], how="vertical_relaxed")
+        )
 
     def actions(self, lines: pl.DataFrame) -> pl.DataFrame:
         acts = self._action_fields(lines)

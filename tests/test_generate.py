@@ -365,7 +365,7 @@ def test_plan_is_independent_of_workers_and_covers_every_kind() -> None:
 
 def test_generate_command_rejects_bad_arguments(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="site"):
-        generate_command(10, 1, tmp_path, "partypoker", "mix", 0.3, 0.0)
+        generate_command(10, 1, tmp_path, "nosuchsite", "mix", 0.3, 0.0)
     with pytest.raises(ValueError, match="limit"):
         generate_command(10, 1, tmp_path, "pokerstars", "spread", 0.3, 0.0)
     with pytest.raises(ValueError, match="fault"):

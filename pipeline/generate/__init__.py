@@ -1,16 +1,17 @@
-"""``hilo generate``: simulated Omaha Hi/Lo hand histories in PokerStars' text, with ground truth.
+"""``hilo generate``: simulated Omaha Hi/Lo hand histories in one site's text, with ground truth.
 
 The requested hands are cut into *jobs* (one table each, planned up front from the seed so the
 output does not depend on how many processes run them). A job plays table sessions
 (`pipeline.generate.simulate`) until its hands are used up — a cash table for the whole job unless
-the hero goes broke, tournaments one after another — and writes each session as one file
-(`pipeline.generate.pokerstars_text`). Ground truth goes to ``OUT/truth/*.parquet``
+the hero goes broke, tournaments one after another — and writes each session as one file with the
+site's writer (`pipeline.generate.sites`: PokerStars, GGPoker, Full Tilt, PartyPoker, Winamax). Ground truth goes to ``OUT/truth/*.parquet``
 (`pipeline.generate.truth`); a share of hands can be deliberately mis-recorded
 (`pipeline.generate.faults`, ``docs/faults.md``). Same seed, same bytes.
 
 Layout of ``OUT``::
 
     OUT/pokerstars/HH20110401 Gaby I - $0.01-$0.02 - USD Omaha Hi-Lo Pot Limit.txt ...
+        (or OUT/ggpoker/, OUT/fulltilt/, OUT/partypoker/, OUT/winamax/ with --site)
     OUT/truth/truth_payouts.parquet  truth_hands.parquet  truth_faults.parquet
               truth_players.parquet
 """
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from itertools import repeat
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -45,7 +47,6 @@ __all__ = [
     "run_job",
 ]
 
-SITES = ("pokerstars",)
 LIMIT_CHOICES = ("FL", "PL", "NL", "mix")
 # Weights of the limits when mixing: Omaha Hi/Lo is mostly played fixed and pot limit.
 MIX_WEIGHTS = {"FL": 0.4, "PL": 0.4, "NL": 0.2}
@@ -69,6 +70,7 @@ class Job:
     limit_type: str
     is_tournament: bool
     fault_rate: float
+    site: str = "pokerstars"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +106,12 @@ class GenerateSummary:
 
 
 def plan_jobs(
-    hands: int, seed: int, limit: str, tournament_share: float, fault_rate: float
+    hands: int,
+    seed: int,
+    limit: str,
+    tournament_share: float,
+    fault_rate: float,
+    site: str = "pokerstars",
 ) -> list[Job]:
     """Cut ``hands`` into jobs, deterministically from ``seed``.
 
@@ -129,7 +136,15 @@ def plan_jobs(
             limit_type = master.choices(limits, [MIX_WEIGHTS.get(name, 1.0) for name in limits])[0]
             is_tournament = master.random() < tournament_share
         jobs.append(
-            Job(len(jobs), master.getrandbits(63), size, limit_type, is_tournament, fault_rate)
+            Job(
+                len(jobs),
+                master.getrandbits(63),
+                size,
+                limit_type,
+                is_tournament,
+                fault_rate,
+                site,
+            )
         )
         remaining -= size
     return jobs
@@ -157,6 +172,7 @@ def _session_plan(
     job: Job, number: int, hands: int, first_hand_id: int, started_at: datetime, rng: random.Random
 ) -> SessionPlan:
     from pipeline.generate.simulate import SessionPlan, TableInfo
+    from pipeline.generate.sites import SITES
     from pipeline.generate.stakes import (
         CASH_STAKES,
         TABLE_STEMS,
@@ -165,6 +181,7 @@ def _session_plan(
         roman,
     )
 
+    site = SITES[job.site]
     if job.is_tournament:
         max_seats = rng.choice((2, 6, 6, 9, 9, 10, 10))
         tournament_id = FIRST_TOURNAMENT_ID + job.index * SESSIONS_PER_JOB + number
@@ -175,6 +192,7 @@ def _session_plan(
             is_tournament=True,
             tournament_id=tournament_id,
             buy_in=rng.choice(TOURNAMENT_BUY_INS),
+            split_unit=site.split_unit,
         )
         return SessionPlan(
             table=table,
@@ -187,6 +205,7 @@ def _session_plan(
             seats_filled=max_seats,
             starting_stack=rng.choice((1500, 1500, 3000)),
             fault_rate=job.fault_rate,
+            fault_kinds=site.fault_kinds,
         )
     max_seats = rng.choice((2, 6, 6, 6, 8, 9, 9, 10))
     stakes = rng.choice(CASH_STAKES[job.limit_type])
@@ -198,6 +217,7 @@ def _session_plan(
         limit_type=job.limit_type,
         is_tournament=False,
         rake_rule=cash_rake_rule(stakes),
+        split_unit=site.split_unit,
     )
     return SessionPlan(
         table=table,
@@ -207,6 +227,7 @@ def _session_plan(
         stakes=stakes,
         seats_filled=rng.randint(max(2, max_seats - 3), max_seats),
         fault_rate=job.fault_rate,
+        fault_kinds=site.fault_kinds,
     )
 
 
@@ -229,6 +250,7 @@ def _run_job(job: Job, text_folder: str) -> JobResult:
     from pipeline.generate.betting import UniformBuffer
     from pipeline.generate.dealing import Dealer
     from pipeline.generate.simulate import Session
+    from pipeline.generate.sites import SITES
     from pipeline.generate.truth import TruthColumns
 
     rng = random.Random(job.seed)
@@ -236,7 +258,9 @@ def _run_job(job: Job, text_folder: str) -> JobResult:
     dealer = Dealer(cards)
     uniforms = UniformBuffer(np.random.default_rng(rng.getrandbits(63)))
     names = _player_names()
-    truth = TruthColumns()
+    site = SITES[job.site]
+    writer = site.module()
+    truth = TruthColumns(site=site.name, hand_id_text=writer.hand_id_text, currency=site.currency)
     remaining = job.hands
     started_at = EPOCH + timedelta(minutes=(job.index * 7919) % EPOCH_SPREAD_MINUTES)
     files: list[str] = []
@@ -249,7 +273,7 @@ def _run_job(job: Job, text_folder: str) -> JobResult:
         plan = _session_plan(job, number, remaining, hand_id, started_at, rng)
         session = Session(plan, rng.getrandbits(63), names, dealer, uniforms)
         number += 1
-        played = _write_session(session, text_folder, truth)
+        played = _write_session(session, text_folder, truth, writer)
         if played is None:
             continue
         files.append(played.file)
@@ -272,15 +296,17 @@ class _Played:
     last: HandRecord
 
 
-def _write_session(session: Session, text_folder: str, truth: TruthColumns) -> _Played | None:
-    """Play a session, write its file and add its truth rows; None if no hand was played.
+def _write_session(
+    session: Session, text_folder: str, truth: TruthColumns, writer: ModuleType
+) -> _Played | None:
+    """Play a session, write its file with the site's ``writer`` module
+    (`pipeline.generate.sites`) and add its truth rows; None if no hand was played.
 
     Each hand is rendered and recorded as soon as it is played, then dropped: a session's
     hands are never all held at once.
     """
-    from pipeline.generate.pokerstars_text import SessionText, file_name
-
-    text = SessionText()
+    file_name = writer.file_name
+    text = writer.SessionText()
     name = ""
     hands = 0
     faults = 0
@@ -302,12 +328,15 @@ def _write_session(session: Session, text_folder: str, truth: TruthColumns) -> _
     return _Played(name, hands, faults, len(data), last)
 
 
-def _warm_up() -> None:
+def _warm_up(site: str) -> None:
     """Load the evaluator tables, the description texts, the compiled kernels and Arrow's
     compute functions once."""
     import numpy as np
 
     from pipeline.generate import pokerstars_text  # noqa: F401  (builds the description tables)
+    from pipeline.generate.sites import SITES
+
+    SITES[site].module()
     from pipeline.generate.betting import UniformBuffer
     from pipeline.generate.dealing import deal_batch
     from pipeline.generate.simulate import play_betting
@@ -358,7 +387,9 @@ def generate(
     out
         Output folder; its ``pokerstars/`` and ``truth/`` subfolders are replaced.
     site
-        Only ``pokerstars`` for now.
+        The text format: ``pokerstars``, ``ggpoker``, ``fulltilt``, ``partypoker`` or
+        ``winamax`` (`pipeline.generate.sites`). A site whose tournaments cannot be audited
+        (Winamax) gets cash tables only.
     limit
         ``FL``, ``PL``, ``NL``, a comma-separated list (``FL,PL``) or ``mix`` (all three).
     tournament_share
@@ -379,8 +410,10 @@ def generate(
     """
     import pyarrow.parquet as pq
 
-    if site not in SITES:
-        raise ValueError(f"unknown site {site!r} (known: {', '.join(SITES)})")
+    from pipeline.generate.sites import site_text
+
+    if not site_text(site).tournaments:
+        tournament_share = 0.0
     if limit != "mix" and not set(_limits(limit)) <= set(MIX_WEIGHTS):
         raise ValueError(
             f"unknown limit {limit!r} (FL, PL, NL, a comma-separated list of them, or mix)"
@@ -400,7 +433,7 @@ def generate(
         if folder.exists():
             shutil.rmtree(folder)
         folder.mkdir()
-    jobs = plan_jobs(hands, seed, limit, tournament_share, fault_rate)
+    jobs = plan_jobs(hands, seed, limit, tournament_share, fault_rate, site)
     if workers is None:
         workers = os.cpu_count() or 1 if hands >= PARALLEL_MINIMUM_HANDS else 1
     workers = max(1, min(workers, len(jobs)))
@@ -409,7 +442,7 @@ def generate(
     else:
         # Forked workers inherit the loaded tables and compiled kernels instead of each
         # loading them again.
-        _warm_up()
+        _warm_up(site)
         with ProcessPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(run_job, jobs, repeat(str(staged_text))))
 

@@ -72,6 +72,7 @@ class FaultContext:
     rake_rule: RakeRule | None
     players_dealt: int
     total_pot: int
+    unit: int = 1  # the table's smallest unit for splitting (P9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +118,7 @@ def _contested_pots(context: FaultContext) -> list[int]:
 def _odd_chip(context: FaultContext, rng: random.Random) -> InjectedFault | None:
     """Move one odd unit to a player the rules do not give it to (P4 or P5 broken)."""
     names = context.players
+    unit = context.unit
     for pot_index in _contested_pots(context):
         shares = _pot_shares(context.shares, pot_index)
         for half in (HALF_HIGH, HALF_LOW, HALF_SCOOP):
@@ -125,14 +127,15 @@ def _odd_chip(context: FaultContext, rng: random.Random) -> InjectedFault | None
                 continue
             most = max(share.amount for share in part)
             least = min(share.amount for share in part)
-            if most != least + 1:
+            # One spare unit apart (a sub-unit remainder may ride on the first share).
+            if not unit <= most - least < 2 * unit:
                 continue
             giver = next(share for share in part if share.amount == most)
             taker = next(share for share in part if share.amount == least)
             changed = [
-                Share(s.pot_index, s.half, s.player, s.amount - 1)
+                Share(s.pot_index, s.half, s.player, s.amount - unit)
                 if s is giver
-                else Share(s.pot_index, s.half, s.player, s.amount + 1)
+                else Share(s.pot_index, s.half, s.player, s.amount + unit)
                 if s is taker
                 else s
                 for s in shares
@@ -154,12 +157,12 @@ def _odd_chip(context: FaultContext, rng: random.Random) -> InjectedFault | None
             len(highs) == 1
             and len(lows) == 1
             and highs[0].player != lows[0].player
-            and highs[0].amount == lows[0].amount + 1
+            and unit <= highs[0].amount - lows[0].amount < 2 * unit
         ):
             high, low = highs[0], lows[0]
             changed = [
-                Share(pot_index, HALF_HIGH, high.player, high.amount - 1),
-                Share(pot_index, HALF_LOW, low.player, low.amount + 1),
+                Share(pot_index, HALF_HIGH, high.player, high.amount - unit),
+                Share(pot_index, HALF_LOW, low.player, low.amount + unit),
             ]
             detail = (
                 f"pot {pot_index}: odd chip between the halves to the low"
@@ -290,7 +293,7 @@ def _with_rake(context: FaultContext, rake: int) -> tuple[Share, ...]:
     high = list(context.high)
     low = list(context.low)
     amounts = take_rake(context.pots, rake)
-    return tuple(split_pots(context.pots, amounts, high, low, context.showdown))
+    return tuple(split_pots(context.pots, amounts, high, low, context.showdown, context.unit))
 
 
 def _rake_over_cap(context: FaultContext, rng: random.Random) -> InjectedFault | None:
@@ -378,15 +381,18 @@ RARITY_WEIGHTS = {
 }
 
 
-def choose_fault(context: FaultContext, rng: random.Random) -> InjectedFault | None:
-    """Inject one fault, of a kind chosen at random among those that fit the hand.
+def choose_fault(
+    context: FaultContext, rng: random.Random, kinds: Sequence[str] = FAULT_KINDS
+) -> InjectedFault | None:
+    """Inject one fault, of a kind chosen at random among ``kinds`` (those a site's text can
+    show, `pipeline.generate.sites`) that fit the hand.
 
     Returns None when no kind fits (e.g. a hand won without a showdown in a tournament): the
     caller then tries again on a later hand, so the share of faulted hands stays as asked.
     """
     fitting = [
         injected
-        for injected in (INJECTORS[kind](context, rng) for kind in FAULT_KINDS)
+        for injected in (INJECTORS[kind](context, rng) for kind in FAULT_KINDS if kind in kinds)
         if injected is not None
     ]
     if not fitting:

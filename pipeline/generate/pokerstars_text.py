@@ -25,7 +25,14 @@ from pipeline.generate.betting import (
     RAISE,
 )
 from pipeline.generate.money import cash_money, chips
-from pipeline.generate.showdown import HALF_HIGH, HALF_LOW, HALF_SCOOP, Share, take_rake
+from pipeline.generate.showdown import (
+    HALF_HIGH,
+    HALF_LOW,
+    HALF_SCOOP,
+    Share,
+    high_half,
+    take_rake,
+)
 from pipeline.generate.simulate import HandRecord, TableInfo
 from pipeline.generate.stakes import Stakes, roman
 
@@ -131,7 +138,7 @@ def _showdown_lines(
 ) -> None:
     """Shows, mucks and collected lines pot by pot, side pots first."""
     pot_count = len(hand.pots)
-    recorded = _shares_by_pot(hand.recorded_shares, pot_count)
+    recorded = shares_by_pot(hand.recorded_shares, pot_count)
     shown: set[int] = set()
     shown_texts: set[str] = set()
     order = hand.show_order
@@ -139,7 +146,7 @@ def _showdown_lines(
     high = hand.high
     split = False
     for pot_index in range(pot_count - 1, -1, -1):
-        pot_shares = _printed_shares(hand, pot_index, recorded[pot_index])
+        pot_shares = printed_shares(hand, pot_index, recorded[pot_index])
         involved = set(hand.pots[pot_index].eligible)
         for share in pot_shares:
             involved.add(share.player)
@@ -168,7 +175,7 @@ def _showdown_lines(
         lines.append("No low hand qualified")
 
 
-def _shares_by_pot(shares: Sequence[Share], pot_count: int) -> list[list[Share]]:
+def shares_by_pot(shares: Sequence[Share], pot_count: int) -> list[list[Share]]:
     """``shares`` grouped by pot index (in their order within each pot)."""
     if pot_count == 1:
         return [list(shares)]
@@ -178,9 +185,11 @@ def _shares_by_pot(shares: Sequence[Share], pot_count: int) -> list[list[Share]]
     return by_pot
 
 
-def _printed_shares(hand: HandRecord, pot_index: int, pot_shares: list[Share]) -> list[Share]:
+def printed_shares(
+    hand: HandRecord, pot_index: int, pot_shares: list[Share], unit: int = 1
+) -> list[Share]:
     """The recorded shares of one pot at a showdown as PokerStars prints them: one line per
-    half.
+    half (``unit``: the table's smallest unit for splitting, P9).
 
     Two cases differ from the shares themselves:
 
@@ -198,13 +207,20 @@ def _printed_shares(hand: HandRecord, pot_index: int, pot_shares: list[Share]) -
         low = hand.low
         if len(scoops) == 1 and len(eligible) == 1 and low[scoops[0].player]:
             share = scoops[0]
+            high = high_half(share.amount, unit)
             result = [
-                Share(pot_index, HALF_HIGH, share.player, (share.amount + 1) // 2),
-                Share(pot_index, HALF_LOW, share.player, share.amount // 2),
+                Share(pot_index, HALF_HIGH, share.player, high),
+                Share(pot_index, HALF_LOW, share.player, share.amount - high),
             ]
         elif len(scoops) > 1 and any(low[player] for player in eligible):
-            result = [Share(pot_index, HALF_HIGH, s.player, (s.amount + 1) // 2) for s in scoops]
-            result.extend(Share(pot_index, HALF_LOW, s.player, s.amount // 2) for s in scoops)
+            highs = [high_half(s.amount, unit) for s in scoops]
+            result = [
+                Share(pot_index, HALF_HIGH, s.player, high) for s, high in zip(scoops, highs)
+            ]
+            result.extend(
+                Share(pot_index, HALF_LOW, s.player, s.amount - high)
+                for s, high in zip(scoops, highs)
+            )
     return [share for share in result if share.amount > 0]
 
 
@@ -414,6 +430,10 @@ def render_session(hands: Sequence[HandRecord]) -> str:
     for hand in hands:
         session.add(hand)
     return session.text()
+
+
+# PokerStars prints the hand number as it is (`pipeline.generate.sites`).
+hand_id_text = None
 
 
 def file_name(first: HandRecord) -> str:

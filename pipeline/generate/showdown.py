@@ -24,6 +24,7 @@ __all__ = [
     "Pot",
     "Share",
     "build_pots",
+    "high_half",
     "rake_for",
     "split_pots",
     "take_rake",
@@ -123,16 +124,35 @@ def take_rake(pots: Sequence[Pot], rake: int) -> list[int]:
 
 
 def _pay(
-    shares: list[Share], pot_index: int, half: str, winners: Sequence[int], amount: int
+    shares: list[Share],
+    pot_index: int,
+    half: str,
+    winners: Sequence[int],
+    amount: int,
+    unit: int = 1,
 ) -> None:
-    """Append equal shares of ``amount``, the spare units one each to the first winners in ring
-    order (P5); a unit split among more winners than units leaves some with nothing: no
-    payment, no line."""
-    base, spare = divmod(amount, len(winners))
+    """Append equal shares of ``amount`` in whole ``unit`` s, the spare units one each to the
+    first winners in ring order (P5, P9) and a sub-unit remainder to the first; a unit split
+    among more winners than units leaves some with nothing: no payment, no line."""
+    units, remainder = divmod(amount, unit)
+    base, spare = divmod(units, len(winners))
     for rank, player in enumerate(winners):
-        part = base + 1 if rank < spare else base
+        part = (base + 1 if rank < spare else base) * unit
+        if rank == 0:
+            part += remainder
         if part > 0:
             shares.append(Share(pot_index, half, player, part))
+
+
+def high_half(amount: int, unit: int = 1) -> int:
+    """The high half of a split pot: the odd unit goes to the high (P4), and so does a sub-unit
+    remainder (P9), as the audit splits it (`pipeline.payouts`).
+
+    >>> high_half(775), high_half(775, 5), high_half(777, 5)
+    (388, 390, 392)
+    """
+    units, remainder = divmod(amount, unit)
+    return (units + 1) // 2 * unit + remainder
 
 
 def split_pots(
@@ -141,6 +161,7 @@ def split_pots(
     high: Sequence[int],
     low: Sequence[int],
     showdown: bool,
+    unit: int = 1,
 ) -> list[Share]:
     """Who gets what from each pot, in PokerStars' printing order.
 
@@ -155,6 +176,8 @@ def split_pots(
         showdown.
     showdown
         Whether the hand reached a showdown; without one each pot has a single eligible player.
+    unit
+        The table's smallest unit for splitting (P9): 1, or 5 cents at Full Tilt.
 
     Returns
     -------
@@ -175,14 +198,14 @@ def split_pots(
         high_winners = [index for index in eligible if high[index] == best_high]
         best_low = max([low[index] for index in eligible])
         if best_low == 0:
-            _pay(shares, pot_index, HALF_SCOOP, high_winners, amount)
+            _pay(shares, pot_index, HALF_SCOOP, high_winners, amount, unit)
             continue
         low_winners = [index for index in eligible if low[index] == best_low]
         if len(high_winners) > 1 and high_winners == low_winners:
             # Identical hands in both halves share the whole pot evenly (P6).
-            _pay(shares, pot_index, HALF_SCOOP, high_winners, amount)
+            _pay(shares, pot_index, HALF_SCOOP, high_winners, amount, unit)
             continue
-        high_amount = (amount + 1) // 2  # the odd unit goes to the high half (P4)
-        _pay(shares, pot_index, HALF_HIGH, high_winners, high_amount)
-        _pay(shares, pot_index, HALF_LOW, low_winners, amount - high_amount)
+        high_amount = high_half(amount, unit)  # the odd unit goes to the high half (P4)
+        _pay(shares, pot_index, HALF_HIGH, high_winners, high_amount, unit)
+        _pay(shares, pot_index, HALF_LOW, low_winners, amount - high_amount, unit)
     return shares

@@ -35,7 +35,7 @@ from pipeline.generate.betting import (
     play_packed,
 )
 from pipeline.generate.dealing import HIGH_VALUES, HOLES, LOW_VALUES, Dealer
-from pipeline.generate.faults import FaultContext, choose_fault
+from pipeline.generate.faults import FAULT_KINDS, FaultContext, choose_fault
 from pipeline.generate.money import cash_money
 from pipeline.generate.showdown import Pot, Share, build_pots, rake_for, split_pots, take_rake
 from pipeline.generate.stakes import BLIND_LEVELS, FIXED_LIMIT_LEVELS, Stakes
@@ -73,6 +73,7 @@ class TableInfo:
     tournament_id: int = 0
     buy_in: str = ""
     rake_rule: RakeRule | None = None
+    split_unit: int = 1  # the smallest unit a pot is split in (P9): 5 cents at Full Tilt
 
 
 @dataclass(slots=True)
@@ -275,6 +276,8 @@ class SessionPlan:
         Tournament starting chips.
     fault_rate
         Share of hands whose recorded payout or text is deliberately wrong.
+    fault_kinds
+        The kinds of fault the site's text can show (`pipeline.generate.sites`).
     """
 
     table: TableInfo
@@ -287,6 +290,7 @@ class SessionPlan:
     seats_filled: int = 6
     starting_stack: int = 1500
     fault_rate: float = 0.0
+    fault_kinds: tuple[str, ...] = FAULT_KINDS
 
 
 _PLACES = {1: "st", 2: "nd", 3: "rd"}
@@ -491,7 +495,7 @@ class Session:
         rule = table.rake_rule
         rake = 0 if rule is None else rake_for(total_pot, n, saw_flop, rule)
         amounts = take_rake(pots, rake)
-        shares = split_pots(pots, amounts, high, low, outcome.showdown)
+        shares = split_pots(pots, amounts, high, low, outcome.showdown, table.split_unit)
         names = [sitter.name for sitter in ring]
         recorded_shares, recorded_rake = shares, rake
         overrides: list[tuple[int, str, str]] = []
@@ -513,8 +517,9 @@ class Session:
                 rake_rule=rule,
                 players_dealt=n,
                 total_pot=total_pot,
+                unit=table.split_unit,
             )
-            injected = choose_fault(context, rng)
+            injected = choose_fault(context, rng, self.plan.fault_kinds)
             if injected is not None:
                 self.faults_owed -= 1
                 recorded_shares = list(injected.shares)

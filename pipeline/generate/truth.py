@@ -8,7 +8,7 @@ defines it (stats-definitions.md §2), with money as the text records it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,6 +105,10 @@ class TruthColumns:
     per player row cost close to a tenth of the generator's time.
     """
 
+    # The site the text was written for, and how it prints a hand id (None: the plain number).
+    site: str = SITE
+    hand_id_text: Callable[[HandRecord], str] | None = None
+    currency: str = "USD"  # of cash games
     sessions: list[_Session] = field(default_factory=list)
     session_hands: list[int] = field(default_factory=list)
     # Per hand: hand id, small blind, big blind, ante, button seat, players dealt, pots,
@@ -142,7 +146,7 @@ class TruthColumns:
                 table_name=table.name,
                 tournament_id=str(table.tournament_id) if tournament else None,
                 limit_type=first.stakes.limit_type,
-                currency="CHIPS" if tournament else "USD",
+                currency="CHIPS" if tournament else self.currency,
             )
         )
         self.session_hands.append(0)
@@ -155,7 +159,7 @@ class TruthColumns:
         stakes = hand.stakes
         self.hand_rows.append(
             (
-                hand.hand_id,
+                hand.hand_id if self.hand_id_text is None else self.hand_id_text(hand),
                 stakes.small_blind,
                 stakes.big_blind,
                 stakes.ante,
@@ -208,7 +212,10 @@ class TruthColumns:
             showdown, total_pot, rake, recorded_rake, fault,
         ) = _columns(self.hand_rows, 13)  # fmt: skip
         # Each hand's id as text once; every table picks its rows' ids from it.
-        ids = pc.cast(pa.array(hand_id, pa.int64()), pa.string())
+        if self.hand_id_text is None:
+            ids = pc.cast(pa.array(hand_id, pa.int64()), pa.string())
+        else:
+            ids = pa.array(hand_id, pa.string())
         sessions = self.sessions
         session_of_hand = np.repeat(np.arange(len(sessions)), self.session_hands)
 
@@ -253,10 +260,10 @@ class TruthColumns:
         }
         players = self._player_columns(ids, saw_flop, showdown)
         return {
-            "truth_payouts": _table("truth_payouts", len(self.payout_rows), payouts),
-            "truth_hands": _table("truth_hands", len(self.hand_rows), hands),
-            "truth_faults": _table("truth_faults", len(self.fault_rows), faults),
-            "truth_players": _table("truth_players", len(self.names), players),
+            "truth_payouts": _table(self.site, "truth_payouts", len(self.payout_rows), payouts),
+            "truth_hands": _table(self.site, "truth_hands", len(self.hand_rows), hands),
+            "truth_faults": _table(self.site, "truth_faults", len(self.fault_rows), faults),
+            "truth_players": _table(self.site, "truth_players", len(self.names), players),
         }
 
     def _player_columns(
@@ -293,11 +300,11 @@ def _columns(rows: list[tuple[Any, ...]], width: int) -> list[Sequence[Any]]:
     return list(zip(*rows)) if rows else [()] * width
 
 
-def _table(name: str, rows: int, columns: dict[str, Any]) -> pa.Table:
-    """A truth table of ``rows`` rows: ``site`` (always `SITE`), then ``columns`` (Arrow
-    arrays of the schema's types, numpy arrays or sequences)."""
+def _table(site: str, name: str, rows: int, columns: dict[str, Any]) -> pa.Table:
+    """A truth table of ``rows`` rows: ``site``, then ``columns`` (Arrow arrays of the schema's
+    types, numpy arrays or sequences)."""
     schema = TRUTH_SCHEMAS[name]
-    arrays = [pa.repeat(pa.scalar(SITE, pa.string()), rows)]
+    arrays = [pa.repeat(pa.scalar(site, pa.string()), rows)]
     for column in schema:
         if column.name != "site":
             values = columns[column.name]

@@ -379,3 +379,68 @@ def test_text_before_the_first_hand_and_other_games() -> None:
     assert (result.hands_found, result.parsed, result.skipped, result.rejected) == (3, 1, 1, 1)
     assert result.skipped_games == {"Texas Hold'em": 1}
     assert rejects(result) == [(None, "text before the first hand header")]
+
+
+# -- a small blind folding to a big blind all-in for less -----------------------------------------
+
+SHORT_BIG_BLIND = """#Game No : 70000000001
+***** Hand History for Game 70000000001 *****
+NL Omaha Hi-Lo $3.50 USD Buy-in Trny: 450021018 Level: 8  Blinds-Antes(200/400 -50) - Tuesday, July 26, 20:48:54 EDT 2011
+Table Sit & Go (450021018) Table #1 (Real Money)
+Seat 5 is the button
+Total number of players : 2/9
+Seat 5: Bob ( 13,454 )
+Seat 6: Cleo ( 46 )
+Bob posts ante [50]
+Cleo posts ante [46]
+Bob posts small blind [200].
+** Dealing down cards **
+Dealt to Bob [  2c 6c 9s 9h ]
+Bob folds
+Cleo does not show cards.
+Cleo wins 96 chips
+"""
+
+SHORT_CASH_BIG_BLIND = """#Game No : 70000000002
+***** Hand History for Game 70000000002 *****
+$2 USD PL Omaha Hi-Lo - Saturday, April 23, 16:02:43 EDT 2011
+Table Ymir (Real Money)
+Seat 7 is the button
+Total number of players : 3/6
+Seat 1: Dora ( $0.01 USD )
+Seat 3: Eve ( $8.77 USD )
+Seat 7: Finn ( $3.78 USD )
+Eve posts small blind [$0.01 USD].
+Dora posts big blind [$0.01 USD].
+** Dealing down cards **
+Dealt to Eve [  Ks 6c 4c 7d ]
+Finn raises [$0.06 USD]
+Eve folds
+Finn does not show cards.
+Finn wins $0.07 USD
+"""
+
+
+def test_folded_small_blind_gets_its_unmatched_bet_back(registered: None) -> None:
+    """Bob's 200 small blind faced Cleo's all-in on the ante: nobody could win the 200, so it
+    goes back (Party prints no return); his 4 extra ante chips are dead money Cleo wins:
+    50 + 46 = 96."""
+    result = parse_text(SHORT_BIG_BLIND)
+    assert result.rejected == 0
+    tables = frames(result)
+    returned = tables["actions"].filter(pl.col("kind") == "uncalled_return")
+    assert returned.select("player", "amount").rows() == [("Bob", 200)]
+    assert contributions(tables["actions"]).sort("player").rows() == [
+        ("70000000001", "Bob", 50),
+        ("70000000001", "Cleo", 46),
+    ]
+    assert audit(tables).height == 0
+
+
+def test_big_blind_posted_all_in_for_less_is_not_the_tables_blind(registered: None) -> None:
+    """Dora's whole stack ($0.01) is her big blind: the table's big blind is read from the
+    "$2 USD PL" buy-in label (100 big blinds), $0.02, so Finn's raise to $0.06 is in the limit."""
+    tables = frames(parse_text(SHORT_CASH_BIG_BLIND))
+    hand = tables["hands"].row(0, named=True)
+    assert (hand["small_blind"], hand["big_blind"]) == (1, 2)
+    assert audit(tables).filter(pl.col("kind") == "pot_limit").height == 0

@@ -352,3 +352,41 @@ def test_text_before_the_first_hand_is_quarantined() -> None:
     result = parse_text("exported by some tool\n\n" + hand_text(1))
     assert (result.hands_found, result.parsed, result.rejected) == (2, 1, 1)
     assert rejects(result) == [(None, "text before the first hand header")]
+
+
+SHORT_BIG_BLIND = """Winamax Poker - CashGame - HandId: #604004-36565-1303594573 - Omaha Hi/Lo no limit (0.05€/0.10€) - 2011/04/23 21:36:13 UTC
+Table: 'Castor' 6-max (real money) Seat #4 is the button
+Seat 1: Ann (0.01€)
+Seat 3: Ben (28.20€)
+Seat 4: Cid (10.34€)
+Seat 6: Dan (19.26€)
+*** ANTE/BLINDS ***
+Dan posts small blind 0.05€
+Ann posts big blind 0.01€ and is all-in
+Dealt to Ben [Kh 7d Jd 2h]
+*** PRE-FLOP *** 
+Ben folds
+Cid folds
+Dan folds
+Ann collected 0.02€ from pot
+*** SUMMARY ***
+Total pot 0.02€ | No rake
+Seat 1: Ann (big blind) won 0.02€
+Seat 3: Ben folded before Flop
+Seat 4: Cid (button) folded before Flop
+Seat 6: Dan (small blind) folded before Flop
+"""
+
+
+def test_folded_small_blind_gets_its_unmatched_blind_back(registered: None) -> None:
+    """Dan folds his 0.05€ small blind to Ann's 0.01€ all-in big blind: the 0.04€ nobody could
+    win goes back to him (Winamax prints no return), Ann wins 0.01€ + 0.01€, and the big blind
+    posted all-in for less does not set the table's blind (0.10€, from the header)."""
+    result = parse_text(SHORT_BIG_BLIND)
+    assert result.rejected == 0
+    tables = frames(result)
+    returned = tables["actions"].filter(pl.col("kind") == "uncalled_return")
+    assert returned.select("player", "amount").rows() == [("Dan", 4)]
+    hand = tables["hands"].row(0, named=True)
+    assert (hand["small_blind"], hand["big_blind"]) == (5, 10)
+    assert audit(tables).height == 0

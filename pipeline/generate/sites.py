@@ -1,0 +1,73 @@
+"""The sites `hilo generate` writes, and what each one's text can show.
+
+Every site has a writer module in this package with the same three names: ``SessionText`` (a
+session file built hand by hand: ``add(hand)``, ``data()`` → bytes), ``file_name(first hand)`` and
+``hand_id_text`` (how the site prints a hand id; None when it prints the plain number). What
+differs beyond the layout is kept here:
+
+- ``split_unit``: the smallest unit a pot is split in (payout-rules P9) as the site's parser
+  declares it (`pipeline.profiles.SiteProfile.odd_chip_unit`), so the simulator settles pots the
+  way the audit expects that site to;
+- ``fault_kinds``: the injected faults (``docs/faults.md``) the audit can detect from that
+  site's text — a site whose hand descriptions are not checked cannot show a
+  ``description_mismatch``;
+- ``tournaments``: whether the site's tournament text can be audited as the simulator settles
+  it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+from pipeline.generate.faults import (
+    DESCRIPTION_MISMATCH,
+    FAULT_KINDS,
+)
+
+__all__ = ["SITES", "SiteText", "site_text"]
+
+# Every kind but the description: only PokerStars' wording is checked by the audit
+# (`SiteProfile.description_style`).
+PAYOUT_AND_RAKE_FAULTS = tuple(kind for kind in FAULT_KINDS if kind != DESCRIPTION_MISMATCH)
+
+
+@dataclass(frozen=True, slots=True)
+class SiteText:
+    """How `hilo generate` writes one site."""
+
+    name: str
+    writer: str  # module in this package
+    split_unit: int
+    fault_kinds: tuple[str, ...]
+    tournaments: bool
+    currency: str  # of cash games
+
+    def module(self) -> ModuleType:
+        """The writer module."""
+        return importlib.import_module(f"pipeline.generate.{self.writer}")
+
+
+SITES: dict[str, SiteText] = {
+    "pokerstars": SiteText("pokerstars", "pokerstars_text", 1, FAULT_KINDS, True, "USD"),
+    "ggpoker": SiteText("ggpoker", "ggpoker_text", 1, PAYOUT_AND_RAKE_FAULTS, True, "USD"),
+    # Full Tilt's parser declares a 5-cent split unit (its $0.50/$1 tables split $7.75 as
+    # $3.90/$3.85) and applies it to tournament chips as well: the simulator splits the same way.
+    "fulltilt": SiteText("fulltilt", "fulltilt_text", 5, PAYOUT_AND_RAKE_FAULTS, True, "USD"),
+    # Party prints no rake: the audit infers it (chips put in less chips paid), so a rake fault
+    # shows as an inferred rake above the cap or before the flop.
+    "partypoker": SiteText("partypoker", "partypoker_text", 1, PAYOUT_AND_RAKE_FAULTS, True, "USD"),
+    # Winamax prints tournament chips in hundredths (``7410.50``), which the parser stores with
+    # money_scale 100, so the audit splits chip pots to a hundredth of a chip while the
+    # simulator (and any real table) splits them to the chip: cash games only.
+    "winamax": SiteText("winamax", "winamax_text", 1, PAYOUT_AND_RAKE_FAULTS, False, "EUR"),
+}
+
+
+def site_text(name: str) -> SiteText:
+    """The site called ``name``; ValueError for an unknown one."""
+    try:
+        return SITES[name]
+    except KeyError:
+        raise ValueError(f"unknown site {name!r} (known: {', '.join(SITES)})") from None
