@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from parsers.absolute import AbsoluteParser
 from parsers.base import ParseResult, SiteParser
+from parsers.boss import BossParser
 from parsers.bovada import BovadaParser
 from parsers.cake import CakeParser
 from parsers.everleaf import EverleafParser
 from parsers.fulltilt import FullTiltParser
 from parsers.ggpoker import GGPokerParser
+from parsers.igt import IgtParser
+from parsers.ipoker import IPokerParser
 from parsers.kingsclub import KingsClubParser
+from parsers.merge import MergeParser
+from parsers.microgaming import MicrogamingParser
 from parsers.ongame import OnGameParser
 from parsers.pacific import PacificParser
 from parsers.partypoker import PartyPokerParser
@@ -40,6 +45,12 @@ PARSERS: tuple[SiteParser, ...] = (
     KingsClubParser(),
     CakeParser(),
     AbsoluteParser(),
+    # Structured formats (XML, JSON): each sniffs its own hand element, so their order is free.
+    MergeParser(),
+    BossParser(),
+    MicrogamingParser(),
+    IPokerParser(),
+    IgtParser(),  # JSON: one hand object per line
 )
 
 

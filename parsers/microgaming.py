@@ -1,0 +1,275 @@
+"""Microgaming / Prima XML hand histories (``----PRIMA.DAT----``), Omaha Hi/Lo.
+
+What Microgaming writes, and so what this parser records (site-formats.md, "Microgaming"):
+
+- Files hold ``----PRIMA.DAT----`` markers, ``<Game hhversion="2" id= date="2012-09-27
+  16:45:13" tablename= unicodetablename= stakes="1|2" betlimit="PL" gametype="Omaha H/L"
+  currencysymbol="rCA=" playerseat="4" istournament="0" rake="300">`` elements and
+  ``ExtendedTableName: …`` lines. ``gametype`` ``Omaha H/L`` is Omaha Hi/Lo; other games are
+  skipped. No zone is printed: times are stored as UTC as printed.
+- Names and the currency symbol are base64 UTF-16LE (``unicodealias``, ``currencysymbol``:
+  ``rCA=`` is €). The plain ``alias`` is the player's name unless it lost characters (``?``),
+  when the decoded ``unicodealias`` is used instead.
+- ``<Seat num= alias= balance= dealer="true"/>``; ``playerseat`` is the recording player.
+- ``<Action type="SmallBlind|BigBlind|Ante|Fold|Check|Call|Bet|Raise|AllIn" seat= value=>``:
+  values are the chips added (``Call value="5.00"`` from a 2.00 big blind to 7.00).
+  ``DealCards``/``ShowCards``/``DealFlop``/``DealTurn``/``DealRiver`` carry ``<Card value="10"
+  suit="d"/>`` children.
+- Payouts: ``<Action type="Win"><Seat num="2" amount="102.00" pot="0" lowhandwin="1"/>``: one
+  total per player (``half`` and ``pot_index`` are not recorded: ``lowhandwin`` is unreliable,
+  a public sample flags both winners). ``rake`` is in cents (``300`` = 3.00; 105.00 put in,
+  102.00 won in the corpus hand). No total pot; uncalled bets are not printed.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+from xml.etree.ElementTree import Element
+
+from parsers.xml_hands import (
+    HandProblem,
+    HandRecord,
+    SkippedGame,
+    XmlHandParser,
+    card,
+    minor_units,
+    small_number,
+)
+from parsers.xml_safe import attribute, read_document
+from pipeline.profiles import SiteProfile
+
+__all__ = ["SITE", "MicrogamingParser"]
+
+SITE = "microgaming"
+O8_GAMES = ("Omaha H/L", "Omaha Hi/Lo", "Omaha Hi-Lo")
+LIMITS = {"PL": "PL", "NL": "NL", "FL": "FL", "L": "FL"}
+CURRENCIES = {"€": "EUR", "$": "USD", "£": "GBP"}
+BOARD_STREETS = {"DealFlop": 1, "DealTurn": 2, "DealRiver": 3}
+BETTING = {
+    "SmallBlind": "post_sb",
+    "BigBlind": "post_bb",
+    "Ante": "ante",
+    "Call": "call",
+    "Bet": "bet",
+    "Raise": "raise",
+}
+# Actions that carry nothing for the canonical tables.
+INFORMATIONAL = {"SitOut", "SitIn", "Leave", "Join", "Chat", "Disconnect", "Reconnect"}
+
+
+def decode_utf16(text: str | None) -> str | None:
+    """A base64 UTF-16LE attribute decoded; None when absent or unreadable."""
+    if not text:
+        return None
+    try:
+        return base64.b64decode(text, validate=True).decode("utf-16-le").strip() or None
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+
+
+class MicrogamingParser(XmlHandParser):
+    """Parser for Microgaming / Prima XML hand histories."""
+
+    site: ClassVar[str] = SITE
+    # One total per player; the rake printed (in cents), no total pot; uncalled bets silent.
+    profile: ClassVar[SiteProfile] = SiteProfile(
+        site=SITE,
+        halves_labelled=False,
+        total_pot_is_gross=True,
+        raise_cap=4,
+        payout_lines="per_player",
+        rake_printed=True,
+        uncalled_printed=False,
+    )
+    start_tag: ClassVar[re.Pattern[str]] = re.compile(r"<Game ")
+    hand_end: ClassVar[str] = "</Game>"
+    sniff_pattern: ClassVar[re.Pattern[str]] = re.compile(
+        r'^\s*<Game hhversion="[0-9]+" id="[0-9]+"', re.MULTILINE
+    )
+
+    def outside_line(self, line: str, context: dict[str, Any]) -> bool:
+        stripped = line.strip()
+        return stripped == "----PRIMA.DAT----" or stripped.startswith("ExtendedTableName: ")
+
+    def _hand_id_guess(self, first_line: str) -> str | None:
+        found = re.search(r' id="([^"]+)"', first_line)
+        return found[1] if found else None
+
+    def read_hand(self, text: str, context: dict[str, Any]) -> HandRecord:
+        root = read_document(text, "Game element")
+        if root.tag != "Game":
+            raise HandProblem(f"unexpected root element <{root.tag[:40]}>")
+        return _read(root)
+
+
+def _cards(element: Element) -> list[int | None]:
+    return [
+        card(attribute(c, "value") or "", attribute(c, "suit") or "")
+        for c in element.findall("Card")
+    ]
+
+
+def _read(root: Element) -> HandRecord:
+    hand_id = attribute(root, "id") or ""
+    game = attribute(root, "gametype") or "unknown game"
+    if game not in O8_GAMES:
+        raise SkippedGame(game)
+    tournament = attribute(root, "istournament") not in (None, "0")
+    play = attribute(root, "realmoney") == "false"
+    scale = 1 if tournament else 100
+    if tournament:
+        currency: str | None = "CHIPS"
+    elif play:
+        currency = "PLAY"
+    else:
+        currency = CURRENCIES.get(decode_utf16(attribute(root, "currencysymbol")) or "")
+    if currency is None:
+        raise HandProblem("unrecognised currency symbol")
+    limit_type = LIMITS.get(attribute(root, "betlimit") or "")
+    if limit_type is None:
+        raise HandProblem(f"unrecognised bet limit {(attribute(root, 'betlimit') or '')[:20]!r}")
+    try:
+        started_at = datetime.strptime(attribute(root, "date") or "", "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        raise HandProblem("unreadable start time") from None
+
+    record = HandRecord(hand_id=hand_id, hand={})
+    names: dict[str, str] = {}
+    button = None
+    seats_element = root.find("Seats")
+    if seats_element is None:
+        raise HandProblem("truncated hand: no <Seats>")
+    for seat in seats_element.findall("Seat"):
+        number = attribute(seat, "num") or ""
+        alias = attribute(seat, "alias")
+        if alias is None or "?" in alias:
+            alias = decode_utf16(attribute(seat, "unicodealias")) or alias
+        seat_number = small_number(number, 3)
+        if seat_number is None or alias is None:
+            raise HandProblem("unreadable Seat element")
+        names[number] = alias
+        record.seats.append(
+            {
+                "seat": seat_number,
+                "player": alias,
+                "stack_start": minor_units(attribute(seat, "balance"), scale, "balance"),
+                "sitting_out": False,
+            }
+        )
+        if attribute(seat, "dealer") == "true":
+            button = seat_number
+    if button is None:
+        raise HandProblem("no dealer seat")
+    hero = names.get(attribute(root, "playerseat") or "")
+    if hero is not None:
+        record.heroes.append(hero)
+
+    def who(element: Element) -> str:
+        number = attribute(element, "seat") or attribute(element, "num") or ""
+        return names.get(number, f"seat {number}")
+
+    gameplay = root.find("Gameplay")
+    if gameplay is None:
+        raise HandProblem("truncated hand: no <Gameplay>")
+    street = 0
+    board: list[int | None] = []
+    won = False
+    for action in gameplay.findall("Action"):
+        kind = attribute(action, "type") or ""
+        row: dict[str, Any] = {"street": street}
+        if kind in BETTING:
+            record.actions.append(
+                {
+                    **row,
+                    "player": who(action),
+                    "kind": BETTING[kind],
+                    "amount": minor_units(attribute(action, "value"), scale, kind),
+                }
+            )
+        elif kind == "AllIn":
+            record.actions.append(
+                {
+                    **row,
+                    "player": who(action),
+                    "kind": "call",
+                    "amount": minor_units(attribute(action, "value"), scale, kind),
+                    "is_all_in": True,
+                    "all_in_undecided": True,
+                }
+            )
+        elif kind in ("Fold", "Check"):
+            record.actions.append({**row, "player": who(action), "kind": kind.lower()})
+        elif kind == "DealCards":
+            record.sightings.append((who(action), _cards(action)))
+        elif kind == "ShowCards":
+            cards = _cards(action)
+            record.sightings.append((who(action), cards))
+            record.showdowns.append({"player": who(action), "cards": cards})
+            record.actions.append({**row, "player": who(action), "kind": "show"})
+        elif kind == "MuckCards":
+            record.actions.append({**row, "player": who(action), "kind": "muck"})
+        elif kind in BOARD_STREETS:
+            street = BOARD_STREETS[kind]
+            board = [*board, *_cards(action)]
+        elif kind == "Win":
+            won = True
+            for seat in action.findall("Seat"):
+                amount = minor_units(attribute(seat, "amount"), scale, "win")
+                if amount > 0:
+                    record.collections.append(
+                        {"player": who(seat), "amount": amount, "pot_index": None, "half": None}
+                    )
+        elif kind in INFORMATIONAL:
+            continue
+        else:
+            raise HandProblem(f"unrecognised action type {kind[:40]!r}")
+    if not won or not record.collections:
+        raise HandProblem("truncated hand: nobody wins a pot")
+    if board and (any(code is None for code in board) or len(board) not in (3, 4, 5)):
+        raise HandProblem("unreadable board")
+    # A winner's muck is a hand not shown, not a hand given up.
+    winners = {row["player"] for row in record.collections}
+    record.actions = [
+        r for r in record.actions if not (r["kind"] == "muck" and r["player"] in winners)
+    ]
+
+    stakes = (attribute(root, "stakes") or "").split("|")
+    small = big = None
+    if len(stakes) == 2:
+        small = minor_units(stakes[0], scale, "stakes")
+        big = minor_units(stakes[1], scale, "stakes")
+    fixed = limit_type == "FL"
+    posted = {
+        kind: max((r["amount"] for r in record.actions if r["kind"] == kind), default=None)
+        for kind in ("post_sb", "post_bb", "ante")
+    }
+    rake_text = attribute(root, "rake")
+    rake = None
+    if rake_text is not None and not tournament:
+        # Printed in cents whatever the currency's unit.
+        rake = minor_units(rake_text, 1, "rake") * scale // 100
+    record.hand = {
+        "tournament_id": None,
+        "table_name": decode_utf16(attribute(root, "unicodetablename"))
+        or attribute(root, "tablename"),
+        "limit_type": limit_type,
+        "currency": currency,
+        "money_scale": scale,
+        "small_blind": posted["post_sb"] if fixed else small,
+        "big_blind": posted["post_bb"] if fixed else big,
+        "small_bet": small if fixed else None,
+        "big_bet": big if fixed else None,
+        "ante": posted["ante"],
+        "max_seats": None,
+        "button_seat": button,
+        "started_at": started_at.replace(tzinfo=UTC),
+        "time_zone": None,
+        "board": board,
+        "total_pot": None,
+        "rake": rake,
+    }
+    return record

@@ -1,0 +1,472 @@
+"""What the structured-format parsers share (Merge, Boss, Microgaming, iPoker XML; IGT JSON).
+
+These formats hold one hand per element (``<game>``, ``<HISTORY>``, ``<Game>``) or JSON object,
+so a block of lines is cut at each hand's opening line, each hand's text is read on its own
+through `parsers.xml_safe` (or `json`) and decoded by the site's `read_hand` into a `HandRecord`.
+The records become the frames of `parsers.assembly.HandTables`, and the shared `finish` runs the
+same seat, actor and card checks, positions and rejects as the text parsers.
+
+Text outside the hand elements (``<ROOT>``, ``----PRIMA.DAT----``, Merge's ``<description>``,
+iPoker's session ``<general>``) is either wrapper text, dropped, or *context* a site reads for
+the hands after it (the stakes of a Merge file are printed once, before its first game). The
+context of a file is remembered by source file, so the hands of a file's later 8 MiB blocks
+still see it: ingest parses a file's blocks in order, in one process.
+
+One hand is decoded with Python objects, not columns: an XML element has to be walked anyway,
+and the decoded rows are handed to polars once per block. Amounts are converted exactly with
+`decimal` (a printed amount with more decimals than the unit allows quarantines the hand).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any, ClassVar
+
+import numpy as np
+import polars as pl
+
+from parsers.assembly import (
+    HandTables,
+    attach_hole_cards,
+    finish,
+    settle_all_in_kinds,
+    street_amounts,
+)
+from parsers.base import ParseResult
+from parsers.columns import CARD_CODES
+from parsers.xml_safe import MAX_DOCUMENT_CHARS, XmlRefused
+from pipeline.profiles import SiteProfile
+from pipeline.schema import HAND_TABLES
+
+__all__ = [
+    "HandProblem",
+    "HandRecord",
+    "SkippedGame",
+    "XmlHandParser",
+    "card",
+    "minor_units",
+    "small_number",
+]
+
+# Raw text kept in a reject row for a hand too large to be one (the rest is in the file).
+_REJECT_TEXT_CHARS = 4000
+_CONTEXTS_KEPT = 64
+# Amounts the other parsers can hold (their Decimal(18, 2) decoding): larger is not money.
+MAX_MINOR_UNITS = 10**16  # files whose context is remembered (a file's blocks arrive in order)
+
+
+class HandProblem(ValueError):
+    """A hand that cannot be recorded faithfully; the message is the quarantine reason."""
+
+
+class SkippedGame(Exception):
+    """A well-formed hand of another game (counted as skipped under ``game``)."""
+
+    def __init__(self, game: str) -> None:
+        super().__init__(game)
+        self.game = game
+
+
+@dataclass
+class HandRecord:
+    """One decoded Omaha Hi/Lo hand, rows as dicts with canonical column names.
+
+    ``hand`` holds the canonical hand columns (``board`` as card codes); ``actions`` rows have
+    ``street``, ``player``, ``kind``, ``amount`` (chips added, where printed) or ``to`` (street
+    total, where printed) and ``all_in_undecided`` for an all-in whose kind follows from its
+    effect; ``sightings`` are (player, card codes) wherever a player's cards were seen.
+    """
+
+    hand_id: str
+    hand: dict[str, Any]
+    seats: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    collections: list[dict[str, Any]] = field(default_factory=list)
+    showdowns: list[dict[str, Any]] = field(default_factory=list)
+    sightings: list[tuple[str, list[int | None]]] = field(default_factory=list)
+    heroes: list[str] = field(default_factory=list)
+
+
+def minor_units(text: str | None, scale: int, what: str) -> int:
+    """A printed amount (``$1,000.50``, ``€0.05``, ``1500.00``) in minor units, exactly.
+
+    Raises `HandProblem` for an unreadable or negative amount, or one finer than the unit
+    (``10.50`` tournament chips), so the hand is quarantined instead of rounded.
+    """
+    if text is None:
+        raise HandProblem(f"missing amount ({what})")
+    cleaned = text.strip().lstrip("$€£").replace(",", "").strip()
+    if len(cleaned) > 40:
+        raise HandProblem(f"unreadable amount {text[:40]!r} ({what})")
+    try:
+        value = Decimal(cleaned) * scale
+    except InvalidOperation:
+        raise HandProblem(f"unreadable amount {text[:40]!r} ({what})") from None
+    if not value.is_finite() or value < 0 or value != value.to_integral_value():
+        raise HandProblem(f"unreadable amount {text[:40]!r} ({what})")
+    if value >= MAX_MINOR_UNITS:
+        raise HandProblem(f"amount out of range {text[:40]!r} ({what})")
+    return int(value)
+
+
+def small_number(text: str | None, digits: int = 4) -> int | None:
+    """A plain decimal number of at most ``digits`` ASCII digits (a seat, pot or action
+    number, an epoch), else None: ``int()`` alone would take ``²`` or ten thousand digits."""
+    if text is None or re.fullmatch(rf"[0-9]{{1,{digits}}}", text.strip()) is None:
+        return None
+    return int(text)
+
+
+def card(rank: str, suit: str) -> int | None:
+    """Card code of a rank (``2``..``9``, ``10`` or ``T``, ``J``, ``Q``, ``K``, ``A``) and a
+    suit letter (any case); None when unreadable."""
+    rank = rank.strip().upper()
+    rank = "T" if rank == "10" else rank
+    return CARD_CODES.get(rank + suit.strip().lower())
+
+
+@dataclass
+class _Found:
+    """What one parse found, in file order: a piece of text per entry (a hand, or text outside
+    the hands that is not known wrapper text), its header and the verdicts."""
+
+    pieces: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, Any]] = field(default_factory=list)
+    reasons: list[dict[str, Any]] = field(default_factory=list)
+    records: dict[int, HandRecord] = field(default_factory=dict)
+
+    def add(self, text: str, offset: int, hand_id: str | None) -> int:
+        hand = len(self.headers)
+        self.pieces.append({"line": text, "offset": offset, "hand": hand, "is_start": True})
+        self.headers.append(
+            {"hand": hand, "hand_id": hand_id, "header_ok": True, "is_o8": True, "game": None}
+        )
+        return hand
+
+
+class XmlHandParser:
+    """The `SiteParser` for a format with one structured element per hand.
+
+    A site's subclass names ``site``, ``profile``, ``start_tag`` (a hand's opening tag),
+    ``hand_end`` (its closing tag), ``sniff_pattern`` and implements `read_hand`, plus
+    `outside_line` for the text between hands. A line holding an opening tag starts a hand
+    (ingest cuts files into blocks there too); a second tag on the same line does not.
+    """
+
+    site: ClassVar[str]
+    profile: ClassVar[SiteProfile]
+    start_tag: ClassVar[re.Pattern[str]]  # the opening tag of a hand, found anywhere in a line
+    hand_end: ClassVar[str]
+    # Whether a hand's closing tag may open the next line (iPoker): see `_read_piece`.
+    closing_tag_may_follow: ClassVar[bool] = False
+    sniff_pattern: ClassVar[Any]  # re.Pattern[str]
+
+    def __init__(self) -> None:
+        self._contexts: dict[str, dict[str, Any]] = {}
+
+    # -- the SiteParser protocol -------------------------------------------------------------
+
+    def sniff(self, head: str) -> bool:
+        return self.sniff_pattern.search(head) is not None
+
+    def hand_starts(self, lines: pl.Series) -> np.ndarray:
+        """Lines holding a hand's opening tag (anywhere: iPoker writes ``</game><game …>``)."""
+        return lines.str.contains(self.start_tag.pattern).fill_null(False).to_numpy()
+
+    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
+        texts: list[str] = lines.to_list()
+        rows = [int(row) for row in np.flatnonzero(self.hand_starts(lines))]
+        # A hand starts at the first opening tag of its line; what precedes the tag on that
+        # line (iPoker's ``</game>`` of the hand before) ends the text before it.
+        columns = [self._tag_column(texts[row]) for row in rows]
+        context = self._context_for(source_file)
+        found = _Found()
+
+        preamble = "\n".join(texts[: rows[0]] if rows else texts)
+        if rows and columns[0]:
+            preamble += "\n" + texts[rows[0]][: columns[0]]
+        if context.pop("closed_early", False) and self.closing_tag_may_follow:
+            preamble = preamble.lstrip().removeprefix(self.hand_end)
+        self._outside(preamble, int(offsets[0]) if texts else 0, context, found)
+
+        for index, (row, column) in enumerate(zip(rows, columns, strict=True)):
+            following = rows[index + 1] if index + 1 < len(rows) else len(texts)
+            parts = [texts[row][column:], *texts[row + 1 : following]]
+            if following < len(texts) and columns[index + 1]:
+                parts.append(texts[following][: columns[index + 1]])
+            piece = "\n".join(parts)
+            last = index + 1 == len(rows)
+            self._read_piece(piece, int(offsets[row]), last, context, found)
+        self._contexts[source_file] = context
+        if len(self._contexts) > _CONTEXTS_KEPT:
+            self._contexts.pop(next(iter(self._contexts)))
+
+        for entry in found.pieces:  # text too large to be a hand keeps only its beginning
+            if len(entry["line"]) > MAX_DOCUMENT_CHARS:
+                entry["line"] = entry["line"][:_REJECT_TEXT_CHARS]
+        frame = pl.DataFrame(
+            found.pieces,
+            schema={
+                "line": pl.String,
+                "offset": pl.Int64,
+                "hand": pl.Int32,
+                "is_start": pl.Boolean,
+            },
+        ).with_row_index("line_no")
+        tables = self._tables(frame, source_file, found.headers, found.records, found.reasons)
+        return finish(tables)
+
+    def _tag_column(self, line: str) -> int:
+        found = self.start_tag.search(line)
+        return found.start() if found else 0
+
+    def _read_piece(
+        self, piece: str, offset: int, last: bool, context: dict[str, Any], found: _Found
+    ) -> None:
+        """Decode one hand's text into ``found`` (a record, a skipped game or a reason)."""
+        hand = found.add(piece, offset, self._hand_id_guess(piece[:400]))
+        hand_context = dict(context)  # the text after the hand speaks for the hands after it
+        try:
+            if len(piece) > MAX_DOCUMENT_CHARS:
+                raise HandProblem(
+                    f"unsafe XML: hand element of {len(piece):,} characters exceeds the"
+                    f" {MAX_DOCUMENT_CHARS:,}-character limit"
+                )
+            if (
+                last
+                and self.closing_tag_may_follow
+                and self.hand_end not in piece
+                and piece.rstrip().endswith("</round>")
+            ):
+                # The block was cut on a ``</game><game …>`` line: this hand's closing tag
+                # opens the next block, which drops it (``closed_early``).
+                element, rest = piece.rstrip() + self.hand_end, ""
+                context["closed_early"] = True
+            else:
+                element, rest = self.split_element(piece)
+            unknown = self.outside_text(rest, context) if rest.strip() else None
+            if unknown is not None:
+                raise HandProblem("unrecognised text after the hand: " + unknown.strip()[:120])
+            record = self.read_hand(element, hand_context)
+        except SkippedGame as skipped:
+            found.headers[-1].update(is_o8=False, game=skipped.game)
+            return
+        except (HandProblem, XmlRefused) as problem:
+            found.reasons.append({"hand": hand, "reason": str(problem)})
+            return
+        found.headers[-1]["hand_id"] = record.hand_id
+        found.records[hand] = record
+
+    def _outside(self, text: str, offset: int, context: dict[str, Any], found: _Found) -> None:
+        """Read the text before the first hand; unknown text is one rejected entry."""
+        if not text.strip():
+            return
+        unknown = self.outside_text(text, context)
+        if unknown is None:
+            return
+        if re.search(r"<!(?:DOCTYPE|ENTITY)", text):
+            reason = "unsafe XML: DTD or entity declaration refused"
+        else:
+            reason = "text before the first hand: " + unknown.strip()[:120]
+        hand = found.add(text, offset, None)
+        found.reasons.append({"hand": hand, "reason": reason})
+
+    # -- what a site implements --------------------------------------------------------------
+
+    def read_hand(self, text: str, context: dict[str, Any]) -> HandRecord:
+        """Decode one hand's text; raise `HandProblem` or `SkippedGame` when it is not kept."""
+        raise NotImplementedError
+
+    def split_element(self, piece: str) -> tuple[str, str]:
+        """A hand's text (from its opening tag to the next hand's) as (element, the text after
+        its closing tag)."""
+        close = piece.find(self.hand_end)
+        if close < 0:
+            raise HandProblem(f"truncated hand: no {self.hand_end}")
+        close += len(self.hand_end)
+        return piece[:close], piece[close:]
+
+    def outside_line(self, line: str, context: dict[str, Any]) -> bool:
+        """Whether a line outside the hands is known wrapper text (updating ``context`` when
+        it carries information for the hands after it). Blank lines are always known."""
+        return False
+
+    def outside_text(self, text: str, context: dict[str, Any]) -> str | None:
+        """Read text outside the hands line by line (see `outside_line`); return the first
+        unknown line, or None. Sites whose context spans several lines override this."""
+        unknown = None
+        for line in text.split("\n"):  # every line: known context may follow unknown text
+            if line.strip() and not self.outside_line(line, context) and unknown is None:
+                unknown = line
+        return unknown
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _context_for(self, source_file: str) -> dict[str, Any]:
+        return dict(self._contexts.get(source_file, {}))
+
+    def _hand_id_guess(self, first_line: str) -> str | None:
+        return None
+
+    def _tables(
+        self,
+        frame: pl.DataFrame,
+        source_file: str,
+        headers: list[dict[str, Any]],
+        records: dict[int, HandRecord],
+        reasons: list[dict[str, Any]],
+    ) -> HandTables:
+        first_offsets = dict(frame.filter(pl.col("is_start")).select("hand", "offset").iter_rows())
+        hand_rows = []
+        for hand, record in records.items():
+            hand_rows.append(
+                {
+                    **record.hand,
+                    "hand": hand,
+                    "hand_id": record.hand_id,
+                    "source_file": source_file,
+                    "source_offset": first_offsets[hand],
+                }
+            )
+        hands = _frame(hand_rows, {"hand": pl.Int32, **_schema("hands")})
+        seats = _frame(
+            [{**row, "hand": hand} for hand, r in records.items() for row in r.seats],
+            {
+                "hand": pl.Int32,
+                "seat": pl.Int16,
+                "player": pl.String,
+                "stack_start": pl.Int64,
+                "sitting_out": pl.Boolean,
+            },
+        )
+        sightings = _frame(
+            [
+                {"hand": hand, "line_no": number, "player": player, "cards": cards}
+                for hand, r in records.items()
+                for number, (player, cards) in enumerate(r.sightings)
+            ],
+            {
+                "hand": pl.Int32,
+                "line_no": pl.Int64,
+                "player": pl.String,
+                "cards": pl.List(pl.UInt8),
+            },
+        )
+        heroes = _frame(
+            [{"hand": hand, "player": p} for hand, r in records.items() for p in r.heroes],
+            {"hand": pl.Int32, "player": pl.String},
+        )
+        seats = attach_hole_cards(seats, sightings, heroes)
+        actions = self._actions(records)
+        collections = _frame(
+            [
+                {"board_index": 0, **row, "hand": hand, "seq": seq}
+                for hand, r in records.items()
+                for seq, row in enumerate(r.collections)
+            ],
+            {
+                "hand": pl.Int32,
+                "seq": pl.Int32,
+                "player": pl.String,
+                "amount": pl.Int64,
+                "pot_index": pl.Int8,
+                "half": pl.String,
+                "board_index": pl.Int8,
+            },
+        )
+        showdowns = _frame(
+            [
+                {
+                    "board_index": 0,
+                    "high_desc": None,
+                    "low_desc": None,
+                    **row,
+                    "hand": hand,
+                    "line_no": number,
+                }
+                for hand, r in records.items()
+                for number, row in enumerate(r.showdowns)
+            ],
+            {
+                "hand": pl.Int32,
+                "line_no": pl.Int64,
+                "player": pl.String,
+                "cards": pl.List(pl.UInt8),
+                "high_desc": pl.String,
+                "low_desc": pl.String,
+                "board_index": pl.Int8,
+            },
+        )
+        header_frame = _frame(
+            headers,
+            {
+                "hand": pl.Int32,
+                "hand_id": pl.String,
+                "header_ok": pl.Boolean,
+                "is_o8": pl.Boolean,
+                "game": pl.String,
+            },
+        )
+        reason_frame = _frame(reasons, {"hand": pl.Int32, "reason": pl.String})
+        return HandTables(
+            site=self.site,
+            source_file=source_file,
+            frame=frame,
+            headers=header_frame,
+            hands=hands,
+            seats=seats,
+            actions=actions,
+            collections=collections,
+            showdowns=showdowns,
+            reasons=[reason_frame],
+        )
+
+    @staticmethod
+    def _actions(records: dict[int, HandRecord]) -> pl.DataFrame:
+        rows = [
+            {
+                "amount": None,
+                "to": None,
+                "is_all_in": False,
+                "all_in_undecided": False,
+                **row,
+                "hand": hand,
+                "seq": seq,
+            }
+            for hand, r in records.items()
+            for seq, row in enumerate(r.actions)
+        ]
+        frame = _frame(
+            rows,
+            {
+                "hand": pl.Int32,
+                "seq": pl.Int32,
+                "street": pl.Int8,
+                "player": pl.String,
+                "kind": pl.String,
+                "amount": pl.Int64,
+                "to": pl.Int64,
+                "is_all_in": pl.Boolean,
+                "all_in_undecided": pl.Boolean,
+            },
+        ).sort("hand", "seq")
+        return settle_all_in_kinds(street_amounts(frame), pl.col("all_in_undecided"))
+
+
+def _frame(rows: Iterable[dict[str, Any]], schema: dict[str, Any]) -> pl.DataFrame:
+    rows = list(rows)
+    if not rows:
+        return pl.DataFrame(schema=schema)
+    # Column by column: far cheaper than polars reading one dict per row.
+    return pl.DataFrame({name: [row.get(name) for row in rows] for name in schema}, schema=schema)
+
+
+@functools.cache
+def _schema(table: str) -> dict[str, pl.DataType]:
+    empty = pl.from_arrow(HAND_TABLES[table].empty_table())
+    assert isinstance(empty, pl.DataFrame)
+    return dict(empty.schema)
