@@ -18,6 +18,7 @@ from parsers.microgaming import MicrogamingParser
 from parsers.ongame import OnGameParser
 from parsers.pacific import PacificParser
 from parsers.partypoker import PartyPokerParser
+from parsers.phh import PhhParser
 from parsers.pkr import PkrParser
 from parsers.pokerstars import PokerStarsParser
 from parsers.winamax import WinamaxParser
@@ -45,6 +46,7 @@ PARSERS: tuple[SiteParser, ...] = (
     KingsClubParser(),
     CakeParser(),
     AbsoluteParser(),
+    PhhParser(),
     # Structured formats (XML, JSON): each sniffs its own hand element, so their order is free.
     MergeParser(),
     BossParser(),

@@ -189,7 +189,14 @@ def generate(
     hands: Annotated[int, typer.Option("--hands", "-n", min=1, help="Hands to simulate.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")],
     seed: Annotated[int, typer.Option("--seed", help="Same seed, same bytes.")] = 1,
-    site: Annotated[str, typer.Option("--site", help="Text format to write.")] = "pokerstars",
+    site: Annotated[
+        str,
+        typer.Option(
+            "--site",
+            help="Text format to write: pokerstars, ggpoker, fulltilt, partypoker or winamax"
+            " (written to OUT/<site>/).",
+        ),
+    ] = "pokerstars",
     limit: Annotated[
         str, typer.Option("--limit", help="FL, PL, NL, mix, or a comma list such as FL,PL.")
     ] = "mix",
@@ -377,6 +384,31 @@ def stats(
     except ValueError as error:
         _fail(str(error))
     _write_frame(frame, output_format, out, table_columns=not counts)
+
+
+@app.command()
+def export(
+    dataset: Annotated[Path, typer.Argument(help="The dataset folder.", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.", show_default=False)],
+    fmt: Annotated[str, typer.Option("--format", help="Output format: phh.")] = "phh",
+    hands_per_file: Annotated[
+        int, typer.Option("--hands-per-file", min=1, help="Hands per .phhs file.")
+    ] = 10_000,
+) -> None:
+    """Write every hand of DATASET as PHH (.phhs files, one folder per site); see docs/phh.md."""
+    from pipeline.export import EXPORT_FORMATS, export_dataset
+
+    _require_dataset(dataset)
+    if fmt not in EXPORT_FORMATS:
+        _fail(f"unknown export format {fmt!r}: use {', '.join(EXPORT_FORMATS)}")
+    try:
+        summary = export_dataset(dataset, out, fmt, hands_per_file)
+    except OSError as error:
+        _fail(f"cannot write {out}: {error}")
+    typer.echo(f"exported {summary.hands} hands · {len(summary.files)} files")
+    for reason, count in sorted(summary.not_exported.items()):
+        typer.echo(f"  not exported: {count} hands: {reason}")
+    typer.echo(f"export: {out}")
 
 
 @app.command()
