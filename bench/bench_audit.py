@@ -1,23 +1,35 @@
-"""Audit throughput on a generated dataset, beside the scalar rules reference.
+"""Audit throughput and peak memory on a generated dataset, against the previous audit.
 
 Generates ``HILO_BENCH_AUDIT_HANDS`` hands (default 1,000,000; cached under ``bench/out`` so a
-second run skips generation and ingest), ingests them, then times
+second run skips generation and ingest), ingests them, then runs each path in a fresh process
+(so that one path's memory does not count against the next) and samples the memory of that
+process and all its children every 50 ms (proportional set size, so pages a forked worker
+shares with its parent count once):
 
-- ``audit_tables`` on tables already in memory (I/O excluded),
-- ``run_audit`` on the dataset folder (reading Parquet and writing ``audit/``, I/O included),
-- ``pipeline.rules.settle_tables`` (one hand at a time, plain Python) on the first
-  ``HILO_BENCH_REFERENCE_HANDS`` hands (default 20,000): the same work, so the ratio of the two
-  rates is the speed-up of the vectorised audit.
+- ``baseline``: the whole-table audit of git revision ``HILO_BENCH_AUDIT_BASELINE`` (default
+  ``e512d28``, before the per-unit audit), loaded from git: read every table, audit in memory;
+- ``in memory``: today's ``audit_tables`` on the same tables (the whole dataset in memory);
+- ``units, here``: ``run_audit`` with no executor (units one after the other, Parquet in/out);
+- ``units, 2 workers``: ``run_audit`` on a pool of two local worker processes.
+
+Rates are hands per second of the audit alone (tables in memory) and of the whole run (I/O
+included); the ratio is against the baseline in the same run. The machine is shared: the load
+average is printed before and after. ``pipeline.rules.settle_tables`` (one hand at a time,
+plain Python) on ``HILO_BENCH_REFERENCE_HANDS`` hands gives the scalar reference rate.
 
 Run with ``python -m bench audit``.
 """
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import platform
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -28,7 +40,11 @@ __all__ = ["main"]
 REPOSITORY = Path(__file__).resolve().parent.parent
 HANDS = int(os.environ.get("HILO_BENCH_AUDIT_HANDS", "1000000"))
 REFERENCE_HANDS = int(os.environ.get("HILO_BENCH_REFERENCE_HANDS", "20000"))
+BASELINE = os.environ.get("HILO_BENCH_AUDIT_BASELINE", "e512d28")
+UNIT_HANDS = int(os.environ.get("HILO_BENCH_AUDIT_UNIT_HANDS", "0"))  # 0: run_audit's default
 TABLES = ("hands", "seats", "actions", "collections", "showdowns")
+PATHS = ("baseline", "in memory", "units, here", "units, 2 workers")
+SAMPLE_SECONDS = 0.05
 
 
 def _machine() -> str:
@@ -41,6 +57,10 @@ def _machine() -> str:
     except OSError:
         pass
     return f"{os.cpu_count()} cores, {model}, Python {platform.python_version()}"
+
+
+def _load() -> str:
+    return "load average " + " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def _prepare(folder: Path) -> Path:
@@ -58,47 +78,158 @@ def _prepare(folder: Path) -> Path:
     )  # fmt: skip
     print(f"generated {HANDS:,} hands in {time.perf_counter() - started:.1f} s")
     started = time.perf_counter()
-    subprocess.run([*hilo, "ingest", str(archive / "pokerstars"), "--out", str(dataset)], check=True)
+    subprocess.run(
+        [*hilo, "ingest", str(archive / "pokerstars"), "--out", str(dataset)], check=True
+    )
     print(f"ingested in {time.perf_counter() - started:.1f} s")
     return dataset
 
 
-def main() -> None:
-    """Print audit rates (I/O excluded and included) and the scalar reference's rate."""
+def _baseline_audit_tables():  # type: ignore[no-untyped-def]
+    """``audit_tables`` of git revision `BASELINE` (its audit and betting modules)."""
+    folder = Path(tempfile.mkdtemp(prefix="hilo-baseline-"))
+    sources = {}
+    for module in ("audit", "betting"):
+        text = subprocess.run(
+            ["git", "show", f"{BASELINE}:pipeline/{module}.py"],
+            cwd=REPOSITORY, check=True, capture_output=True, text=True,
+        ).stdout  # fmt: skip
+        sources[module] = text.replace(
+            "from pipeline.betting import", "from hilo_baseline_betting import"
+        )
+    for module, text in sources.items():
+        (folder / f"hilo_baseline_{module}.py").write_text(text)
+    sys.path.insert(0, str(folder))
+    return importlib.import_module("hilo_baseline_audit").audit_tables
+
+
+def _run_path(path: str, dataset: Path) -> dict[str, float]:
+    """Run one path in this process; return its timings (seconds)."""
     from pipeline.audit import audit_tables, run_audit
+    from pipeline.dataset import read_table
+
+    started = time.perf_counter()
+    if path in ("baseline", "in memory"):
+        tables = {name: pl.from_arrow(read_table(dataset, name)) for name in TABLES}
+        audit = _baseline_audit_tables() if path == "baseline" else audit_tables
+        audit_started = time.perf_counter()
+        result = audit(**tables, rake_schedule="generated")
+        audit_seconds = time.perf_counter() - audit_started
+        return {
+            "audit": audit_seconds,
+            "total": time.perf_counter() - started,
+            "hands": result.hands,
+            "findings": result.discrepancies.height,
+        }
+    from pipeline.audit import UNIT_HANDS as DEFAULT_UNIT_HANDS
+
+    unit_hands = UNIT_HANDS or DEFAULT_UNIT_HANDS
+    if path == "units, here":
+        summary = run_audit(dataset, "generated", unit_hands=unit_hands)
+    else:
+        from pipeline.executor import make_executor
+
+        with make_executor(workers=2) as executor:
+            summary = run_audit(dataset, "generated", executor=executor, unit_hands=unit_hands)
+    seconds = time.perf_counter() - started
+    findings = sum(summary.findings_by_kind.values())
+    return {"audit": seconds, "total": seconds, "hands": summary.hands, "findings": findings}
+
+
+def _tree_memory(pid: int) -> int:
+    """Memory of process ``pid`` and all its descendants, in bytes.
+
+    The proportional set size (PSS) where Linux gives it: worker processes forked from one
+    server share its pages, which summing their RSS would count once per process.
+    """
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0
+    total = 0
+    for process in processes:
+        try:
+            try:
+                total += process.memory_full_info().pss
+            except (AttributeError, psutil.AccessDenied):
+                total += process.memory_info().rss
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+def _measure(path: str, dataset: Path) -> dict[str, float]:
+    """Run ``path`` in a child process; its timings and the peak memory (PSS) of its process tree."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "bench.bench_audit", path, str(dataset)],
+        cwd=REPOSITORY, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, _tree_memory(child.pid))
+            time.sleep(SAMPLE_SECONDS)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    output, _ = child.communicate()
+    done.set()
+    sampler.join()
+    if child.returncode != 0:
+        raise RuntimeError(f"bench path {path!r} failed ({child.returncode})")
+    timings: dict[str, float] = json.loads(output.strip().splitlines()[-1])
+    timings["peak_memory"] = peak
+    return timings
+
+
+def main() -> None:
+    """Print each path's rates, peak memory and ratio to the baseline, and the scalar rate."""
     from pipeline.dataset import read_table
     from pipeline.rules import settle_tables
 
     print(f"machine: {_machine()}")
     folder = REPOSITORY / "bench" / "out" / f"audit-{HANDS}"
     dataset = _prepare(folder)
-    tables = {name: pl.from_arrow(read_table(dataset, name)) for name in TABLES}
-    hands = tables["hands"].height
+    print(f"before: {_load()}")
+    results = {path: _measure(path, dataset) for path in PATHS}
+    print(f"after:  {_load()}")
 
-    started = time.perf_counter()
-    result = audit_tables(**tables, rake_schedule="generated")  # type: ignore[arg-type]
-    in_memory = time.perf_counter() - started
-    started = time.perf_counter()
-    run_audit(dataset, "generated")
-    with_io = time.perf_counter() - started
+    hands = results["baseline"]["hands"]
+    base = results["baseline"]
+    print(f"hands {hands:,.0f} · findings {base['findings']:,.0f} (baseline {BASELINE})")
+    print(
+        f"{'path':<18} {'audit hands/s':>14} {'with I/O':>12} {'peak PSS':>10} {'x baseline':>11}"
+    )
+    for path, timing in results.items():
+        assert timing["hands"] == hands and timing["findings"] == base["findings"], path
+        print(
+            f"{path:<18} {hands / timing['audit']:14,.0f} {hands / timing['total']:12,.0f}"
+            f" {timing['peak_memory'] / (1 << 20):8,.0f} MB"
+            f" {base['total'] / timing['total']:10.1f}x"
+        )
 
-    sample_ids = tables["hands"]["hand_id"].head(REFERENCE_HANDS)
+    sample_hands = pl.from_arrow(read_table(dataset, "hands"))
+    sample_ids = sample_hands["hand_id"].head(REFERENCE_HANDS)  # type: ignore[index]
     sample = {
-        name: frame.filter(pl.col("hand_id").is_in(sample_ids.implode()))
-        for name, frame in tables.items()
+        name: pl.from_arrow(read_table(dataset, name)).filter(  # type: ignore[union-attr]
+            pl.col("hand_id").is_in(sample_ids.implode())
+        )
+        for name in ("hands", "seats", "actions")
     }
     started = time.perf_counter()
     settle_tables(sample["hands"], sample["seats"], sample["actions"])
-    reference = time.perf_counter() - started
-    reference_rate = len(sample_ids) / reference
-
-    audit_rate = hands / in_memory
-    print(f"hands {hands:,} · findings {result.discrepancies.height:,}")
-    print(f"audit, tables in memory : {audit_rate:12,.0f} hands/s ({in_memory:.1f} s)")
-    print(f"audit, Parquet in and out: {hands / with_io:12,.0f} hands/s ({with_io:.1f} s)")
-    print(f"scalar reference        : {reference_rate:12,.0f} hands/s ({len(sample_ids):,} hands)")
-    print(f"ratio audit / reference : {audit_rate / reference_rate:12.1f}x")
+    reference_rate = len(sample_ids) / (time.perf_counter() - started)
+    print(f"scalar reference: {reference_rate:,.0f} hands/s ({len(sample_ids):,} hands)")
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3:
+        print(json.dumps(_run_path(sys.argv[1], Path(sys.argv[2]))))
+    else:
+        main()

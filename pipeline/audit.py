@@ -1,22 +1,31 @@
 """The audit: recompute every hand's payouts and compare them with what the site recorded.
 
-All hands of a partition are audited together: contributions and pots come from polars
-aggregations and one compiled pass (``pipeline.payouts``), hand strengths from the evaluator's
-board-amortised entry, and the comparison is a handful of joins. Findings carry a stable
-``kind`` (documented in docs/audit.md) and a ``detail`` a person can read without the raw file.
+All hands of a unit are audited together: tables are keyed by integers once
+(``pipeline.hand_keys``), contributions and pots come from compiled passes
+(``pipeline.hand_keys``, ``pipeline.payouts``), hand strengths from the evaluator's
+board-amortised entry, and the comparison is a few joins on integer keys. Findings carry a
+stable ``kind`` (documented in docs/audit.md) and a ``detail`` a person can read without the
+raw file.
+
+`audit_tables` audits tables in memory; `run_audit` audits a dataset folder unit by unit (a
+few ingest parts, or a range of one large part) on an executor, so memory is bounded by the
+unit, and runs the one check that spans units (the button) over a projection in DuckDB.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
+from collections.abc import Callable
+from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-from pipeline.betting import betting_findings
+from pipeline.betting import keyed_betting_findings
 from pipeline.evaluator import (
     HIGH_CLASS_COUNT,
     LOW_CLASS_COUNT,
@@ -24,16 +33,29 @@ from pipeline.evaluator import (
     describe_low,
     evaluate_showdowns,
 )
+from pipeline.hand_keys import (
+    MatchedActions,
+    action_kind_codes,
+    attach_hand_rows,
+    clockwise_seats,
+    hand_offsets,
+    match_actions,
+    number_hands,
+)
 from pipeline.payouts import HALF_NAMES, PotTable, build_pots, split_pots
 from pipeline.profiles import SiteProfile, rake_rule_for, site_profile
 
 __all__ = [
-    "AuditResult",
-    "AuditSummary",
     "DISCREPANCY_SCHEMA",
     "FINDING_KINDS",
     "PAYOUT_SCHEMA",
+    "AuditResult",
+    "AuditSummary",
+    "AuditUnit",
+    "UnitSummary",
     "audit_tables",
+    "audit_unit",
+    "plan_units",
     "run_audit",
 ]
 
@@ -73,7 +95,6 @@ DISCREPANCY_SCHEMA = {
     "recorded": pl.Int64,
     "detail": pl.String,
 }
-MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
 HAND_KEY = ["site", "hand_id"]
 
 
@@ -89,19 +110,6 @@ def _profile(site: str) -> SiteProfile:
     return site_profile(site)
 
 
-def _keyed(frame: pl.DataFrame, hand_rows: pl.DataFrame) -> pl.DataFrame:
-    """Attach ``hand_row`` and a hash of the player name, so later joins compare integers.
-
-    Only the key column goes through the join; the looked-up row numbers are attached after,
-    which spares copying every string column of a large table.
-    """
-    rows = _lookup(frame.select(hand_key=_hand_key()), hand_rows, "hand_key", ["hand_row"])
-    keyed = frame.with_columns(rows).filter(pl.col("hand_row").is_not_null())
-    if "player" in keyed.columns:
-        keyed = keyed.with_columns(player_key=pl.col("player").hash(seed=0))
-    return keyed
-
-
 def _lookup(
     keys: pl.DataFrame, table: pl.DataFrame, on: str | list[str], columns: list[str]
 ) -> list[pl.Series]:
@@ -110,56 +118,24 @@ def _lookup(
     return [found[name] for name in columns]
 
 
-def _hand_key() -> pl.Expr:
-    return pl.struct("site", "hand_id").hash(seed=0)
-
-
 def _per_hand(values: pl.Series | np.ndarray, name: str) -> pl.Expr:
     """A per-hand column looked up by ``hand_row``."""
     return pl.lit(pl.Series(name, values)).gather(pl.col("hand_row"))
 
 
-def _contenders(hands: pl.DataFrame, seats: pl.DataFrame, actions: pl.DataFrame) -> pl.DataFrame:
-    """One row per seated player: chips put in, whether they gave up, clockwise order."""
-    kind = pl.col("kind")
-    amount = pl.col("amount").fill_null(0)
-    per_player = (
-        actions.with_columns(
-            signed=pl.when(kind.is_in(MONEY_IN))
-            .then(amount)
-            .when(kind == "uncalled_return")
-            .then(-amount)
-            .otherwise(0),
-            gave_up=kind.is_in(["fold", "muck"]),
-            mucked=kind == "muck",
-            showed=kind == "show",
-        )
-        .group_by("hand_row", "player_key")
-        .agg(
-            put_in=pl.col("signed").sum(),
-            folded=pl.col("gave_up").any(),
-            mucked=pl.col("mucked").any(),
-            showed=pl.col("showed").any(),
-        )
-    )
-    button = hands["button_seat"].cast(pl.Int32).fill_null(0)
-    seats = seats.select("hand_row", "player_key", "seat", "player", "hole_cards")
-    looked_up = _lookup(
-        seats.select("hand_row", "player_key"),
-        per_player,
-        ["hand_row", "player_key"],
-        ["put_in", "folded", "mucked", "showed"],
-    )
-    players = (
-        seats.with_columns(looked_up)
-        .with_columns(
-            put_in=pl.col("put_in").fill_null(0),
-            folded=pl.col("folded").fill_null(False),
-            mucked=pl.col("mucked").fill_null(False),
-            showed=pl.col("showed").fill_null(False),
-            clockwise=(pl.col("seat").cast(pl.Int32) - _per_hand(button, "button") - 1) % 256,
-        )
-        .sort("hand_row", "clockwise")
+def _contenders(
+    hands: pl.DataFrame, seats: pl.DataFrame, matched: MatchedActions
+) -> pl.DataFrame:
+    """One row per seated player: chips put in, whether they gave up, clockwise order.
+
+    ``seats`` are already in hand and clockwise order; the per-player totals come from the
+    compiled pass that matched every action to its seat (`pipeline.hand_keys`).
+    """
+    players = seats.select("hand_row", "player_key", "seat", "player", "hole_cards").with_columns(
+        put_in=pl.Series(matched.put_in),
+        folded=pl.Series(matched.folded),
+        mucked=pl.Series(matched.mucked),
+        showed=pl.Series(matched.showed),
     )
     return _return_silent_uncalled(players, hands)
 
@@ -247,6 +223,22 @@ def audit_tables(
     A hand present twice (same site and number) is audited once. ``rake_schedule`` names the
     rake rules the hands were played under (`pipeline.profiles.rake_rule_for`).
     """
+    return _audit(
+        hands, seats, actions, collections, showdowns, rake_schedule, check_button=True
+    )
+
+
+def _audit(
+    hands: pl.DataFrame,
+    seats: pl.DataFrame,
+    actions: pl.DataFrame,
+    collections: pl.DataFrame,
+    showdowns: pl.DataFrame,
+    rake_schedule: str,
+    *,
+    check_button: bool,
+) -> AuditResult:
+    """`audit_tables`, with the button check (which spans hands) left to the caller or not."""
     if hands.height == 0:
         return AuditResult(
             payouts=pl.DataFrame(schema=PAYOUT_SCHEMA),
@@ -254,20 +246,15 @@ def audit_tables(
             hands=0,
             unevaluable=0,
         )
-    hands = (
-        hands.unique(subset=HAND_KEY, keep="first", maintain_order=True)
-        .sort(HAND_KEY)
-        .with_row_index("hand_row")
-        .with_columns(pl.col("hand_row").cast(pl.Int64), hand_key=_hand_key())
-    )
-    hand_rows = hands.select("hand_key", "hand_row")
-    unkeyed = (seats, actions)
+    hands = number_hands(hands)
     seats, actions, collections, showdowns = (
-        _keyed(frame, hand_rows) for frame in (seats, actions, collections, showdowns)
+        attach_hand_rows(frame, hands) for frame in (seats, actions, collections, showdowns)
     )
-    players = _contenders(hands, seats, actions)
-    hand_row = players["hand_row"].to_numpy()
-    hand_start = np.searchsorted(hand_row, np.arange(hands.height + 1)).astype(np.int64)
+    seats = clockwise_seats(seats, hands)
+    hand_start = hand_offsets(seats["hand_row"].to_numpy(), hands.height)
+    kind_code = action_kind_codes(actions)
+    matched = match_actions(actions, kind_code, hand_start, seats)
+    players = _contenders(hands, seats, matched)
     # A player who went all-in and then mucked gave up the pots but still set their level.
     pots = build_pots(
         hand_start,
@@ -291,7 +278,7 @@ def audit_tables(
                 "hand_row": pots.hand[split.pot],
                 "pot_index": pots.index[split.pot].astype(np.int8),
                 "board_index": split.board.astype(np.int8),
-                "half": np.array(HALF_NAMES)[split.half],
+                "half": pl.Series(HALF_NAMES).gather(split.half),
                 "player": players["player"].gather(split.player),
                 "player_key": players["player_key"].gather(split.player),
                 "amount": split.amount,
@@ -309,8 +296,8 @@ def audit_tables(
         _conservation_findings(hands, players, collections),
         _rake_findings(hands, rake_schedule),
         _description_findings(players, showdowns, high, low, readable, hands),
-        _button_findings(hands, seats),
-        betting_findings(hands.drop("hand_row", "hand_key"), *unkeyed),
+        _button_findings(hands, seats) if check_button else _empty_findings(),
+        keyed_betting_findings(hands, seats, actions, kind_code, matched),
     ]
     discrepancies = pl.concat(
         [frame.select(list(DISCREPANCY_SCHEMA)).cast(DISCREPANCY_SCHEMA) for frame in findings],
@@ -405,11 +392,17 @@ def _compare(
     A site that prints no pot number is compared per hand and player (its rows have a null
     pot_index). Lines are compared only where the rules give separate halves: a scoop is one
     payment but sites print it as one or two lines.
+
+    The sums and line counts are compared on integer keys for every player; the lines
+    themselves (lists) are only gathered for the few rows that need them.
     """
-    recorded = collections.filter(~pl.col("hand_row").is_in(unevaluable_rows))
-    pot_known = recorded.group_by("hand_row").agg(pot_known=pl.col("pot_index").is_not_null().all())
-    expected = payouts.join(pot_known, on="hand_row", how="left").with_columns(
-        pot_index=pl.when(pl.col("pot_known").fill_null(True)).then(pl.col("pot_index"))
+    recorded = collections.filter(~pl.col("hand_row").is_in(unevaluable_rows)).with_columns(
+        board_index=pl.col("board_index").fill_null(0)
+    )
+    pot_unknown = np.zeros(hands.height, dtype=bool)
+    pot_unknown[recorded.filter(pl.col("pot_index").is_null())["hand_row"].to_numpy()] = True
+    expected = payouts.with_columns(
+        pot_index=pl.when(~_per_hand(pot_unknown, "pot_unknown")).then(pl.col("pot_index"))
     )
     key = ["hand_row", "pot_index", "board_index", "player_key"]
     # Lines are compared one by one only where the site prints one line per half.
@@ -420,38 +413,47 @@ def _compare(
     ]
     lines_per_half = hands["site"].is_in(per_half_sites)
     expected_sums = (
-        expected.group_by(key)
+        expected.with_row_index("expected_row")
+        .group_by(key)
         .agg(
             expected=pl.col("amount").sum(),
-            expected_lines=pl.col("amount").sort(),
+            expected_count=pl.len(),
+            expected_min=pl.col("amount").min(),
+            expected_max=pl.col("amount").max(),
             has_scoop=(pl.col("half") == "scoop").any(),
-            expected_player=pl.col("player").first(),
+            expected_row=pl.col("expected_row").first(),
         )
         .with_columns(
-            expected_lines=pl.when(~pl.col("has_scoop") & _per_hand(lines_per_half, "per_half"))
-            .then(pl.col("expected_lines"))
+            lines_checked=~pl.col("has_scoop") & _per_hand(lines_per_half, "per_half")
         )
     )
     recorded_sums = (
-        recorded.with_columns(board_index=pl.col("board_index").fill_null(0))
+        recorded.with_row_index("recorded_row")
         .group_by(key)
         .agg(
             recorded=pl.col("amount").sum(),
-            recorded_lines=pl.col("amount").sort(),
-            recorded_player=pl.col("player").first(),
+            recorded_count=pl.len(),
+            recorded_min=pl.col("amount").min(),
+            recorded_max=pl.col("amount").max(),
+            recorded_row=pl.col("recorded_row").first(),
         )
     )
-    both = expected_sums.join(recorded_sums, on=key, how="full", coalesce=True, nulls_equal=True)
-    pot_totals = both.group_by("hand_row", "pot_index", "board_index").agg(
-        pot_expected=pl.col("expected").fill_null(0).sum(),
-        pot_recorded=pl.col("recorded").fill_null(0).sum(),
-    )
-    both = both.join(
-        pot_totals, on=["hand_row", "pot_index", "board_index"], how="left", nulls_equal=True
+    both = expected_sums.join(
+        recorded_sums, on=key, how="full", coalesce=True, nulls_equal=True
+    ).with_columns(
+        pot_expected=pl.col("expected").fill_null(0).sum().over("hand_row", "pot_index", "board_index"),
+        pot_recorded=pl.col("recorded").fill_null(0).sum().over("hand_row", "pot_index", "board_index"),
     )
     unit_by_site = {site: _profile(site).odd_chip_unit for site in hands["site"].unique()}
     unit = _per_hand(hands["site"].replace_strict(unit_by_site, return_dtype=pl.Int64), "unit")
     difference = (pl.col("recorded").fill_null(0) - pl.col("expected").fill_null(0)).abs()
+    # Equal sums, counts, smallest and largest: the sorted lines are equal when there are at
+    # most two; more (pots merged where the site prints no pot number) need the lists.
+    same_shape = (
+        (pl.col("expected_count") == pl.col("recorded_count"))
+        & (pl.col("expected_min") == pl.col("recorded_min"))
+        & (pl.col("expected_max") == pl.col("recorded_max"))
+    )
     kind = (
         pl.when(pl.col("recorded").is_null())
         .then(pl.lit("missing_winner"))
@@ -465,8 +467,22 @@ def _compare(
         .then(pl.lit("odd_chip"))
         .when(pl.col("expected") != pl.col("recorded"))
         .then(pl.lit("payout"))
-        .when(pl.col("expected_lines").is_not_null() & (pl.col("expected_lines") != pl.col("recorded_lines")))
+        .when(pl.col("lines_checked") & ~same_shape)
         .then(pl.lit("payout"))
+        .when(pl.col("lines_checked") & (pl.col("expected_count") > 2))
+        .then(pl.lit("compare lines"))
+    )
+    flagged = both.with_columns(kind=kind).filter(pl.col("kind").is_not_null())
+    lines = _lines_of(flagged, expected, recorded, key)
+    flagged = (
+        flagged.join(lines, on=key, how="left", nulls_equal=True)
+        .with_columns(
+            kind=pl.when(pl.col("kind") != "compare lines")
+            .then(pl.col("kind"))
+            .when(pl.col("expected_lines") != pl.col("recorded_lines"))
+            .then(pl.lit("payout"))
+        )
+        .filter(pl.col("kind").is_not_null())
     )
     pot_label = (
         pl.when(pl.col("pot_index").is_null())
@@ -478,30 +494,52 @@ def _compare(
     board_label = pl.when(pl.col("board_index") > 0).then(pl.lit(", second board")).otherwise(
         pl.lit("")
     )
-    lines = (
+    expected_lines = pl.when(pl.col("lines_checked")).then(
         pl.col("expected_lines").cast(pl.List(pl.String)).list.join(" + ")
     )
     detail = (
         pot_label
         + board_label
         + pl.lit(": expected ")
-        + pl.coalesce(lines, pl.col("expected").cast(pl.String), pl.lit("nothing"))
+        + pl.coalesce(expected_lines, pl.col("expected").cast(pl.String), pl.lit("nothing"))
         + pl.lit(", recorded ")
         + pl.col("recorded_lines").cast(pl.List(pl.String)).list.join(" + ").fill_null("nothing")
     )
-    return (
-        both.with_columns(kind=kind)
-        .filter(pl.col("kind").is_not_null())
-        .with_columns(*_hand_columns(hands), detail=detail)
-        .select(
-            *HAND_KEY,
-            player=pl.coalesce("expected_player", "recorded_player"),
-            kind="kind",
-            expected=pl.col("expected").fill_null(0),
-            recorded=pl.col("recorded").fill_null(0),
-            detail="detail",
-        )
+    expected_player = _gather_or_null(expected["player"], flagged["expected_row"])
+    recorded_player = _gather_or_null(recorded["player"], flagged["recorded_row"])
+    return flagged.with_columns(*_hand_columns(hands), detail=detail).select(
+        *HAND_KEY,
+        player=pl.coalesce(expected_player, recorded_player),
+        kind="kind",
+        expected=pl.col("expected").fill_null(0),
+        recorded=pl.col("recorded").fill_null(0),
+        detail="detail",
     )
+
+
+def _lines_of(
+    flagged: pl.DataFrame, expected: pl.DataFrame, recorded: pl.DataFrame, key: list[str]
+) -> pl.DataFrame:
+    """The sorted expected and recorded lines of the flagged keys."""
+    keys = flagged.select(key)
+    expected_lines = (
+        expected.join(keys, on=key, how="semi", nulls_equal=True)
+        .group_by(key)
+        .agg(expected_lines=pl.col("amount").sort())
+    )
+    recorded_lines = (
+        recorded.join(keys, on=key, how="semi", nulls_equal=True)
+        .group_by(key)
+        .agg(recorded_lines=pl.col("amount").sort())
+    )
+    return keys.join(expected_lines, on=key, how="left", nulls_equal=True).join(
+        recorded_lines, on=key, how="left", nulls_equal=True
+    )
+
+
+def _gather_or_null(values: pl.Series, rows: pl.Series) -> pl.Series:
+    """``values`` at ``rows``; null where the row is null."""
+    return values.gather(rows.cast(pl.Int64))
 
 
 def _conservation_findings(
@@ -721,6 +759,61 @@ def _description_findings(
     )
 
 
+# The button moves to the next occupied seat left between consecutive hands at a table. One
+# query serves both the in-memory audit and the per-unit one (where it is the only check that
+# spans units): ``button_hands`` (site, hand_id, table_name, tournament_id, started_at,
+# button_seat, part_order, row_order) and ``button_seats`` (site, hand_id, seat).
+_BUTTON_SQL = """
+with hands as (
+    select site, hand_id, table_name, tournament_id, started_at, button_seat
+    from button_hands
+    qualify row_number() over (
+        partition by site, hand_id order by part_order, row_order
+    ) = 1
+),
+ordered as (
+    select site, hand_id, button_seat, previous_button
+    from (
+        select
+            site, hand_id, button_seat, started_at,
+            lag(button_seat) over table_order as previous_button,
+            lag(started_at) over table_order as previous_start
+        from hands
+        where table_name is not null and button_seat is not null
+        window table_order as (
+            partition by site, table_name, tournament_id
+            order by started_at nulls last, try_cast(hand_id as bigint) nulls last, hand_id
+        )
+    )
+    where previous_button is not null and started_at - previous_start <= interval 2 minute
+),
+judged as (
+    select
+        ordered.site, ordered.hand_id, ordered.button_seat, ordered.previous_button,
+        coalesce(
+            min(seats.seat) filter (where seats.seat > ordered.previous_button),
+            min(seats.seat)
+        ) as expected
+    from ordered
+    join button_seats as seats
+        on seats.site = ordered.site and seats.hand_id = ordered.hand_id
+    group by all
+)
+select
+    site,
+    hand_id,
+    cast(null as varchar) as player,
+    'button' as kind,
+    cast(expected as bigint) as expected,
+    cast(button_seat as bigint) as recorded,
+    'button on seat ' || button_seat || ', expected seat ' || expected
+        || ' (previous hand''s button: seat ' || previous_button || ')' as detail
+from judged
+where expected is not null and button_seat != expected
+"""
+_BUTTON_COLUMNS = "site, hand_id, table_name, tournament_id, started_at, button_seat"
+
+
 def _button_findings(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
     """Between consecutive hands at a table the button moves to the next occupied seat left.
 
@@ -728,50 +821,49 @@ def _button_findings(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
     the archive) cannot be told from a skipped button, so only hands within two minutes of the
     previous one are judged.
     """
-    table = ["site", "table_name", "tournament_id"]
-    ordered = (
-        hands.filter(pl.col("table_name").is_not_null() & pl.col("button_seat").is_not_null())
-        .select("hand_row", *table, "started_at", "hand_id", "button_seat")
-        .with_columns(hand_number=pl.col("hand_id").cast(pl.Int64, strict=False))
-        .sort(*table, "started_at", "hand_number", nulls_last=True)
-        .with_columns(
-            previous_button=pl.col("button_seat").shift(1).over(table),
-            previous_start=pl.col("started_at").shift(1).over(table),
+    import duckdb
+
+    with duckdb.connect() as connection:
+        button_hands = hands.select(
+            *_BUTTON_COLUMNS.split(", "), part_order=pl.lit(0), row_order="hand_row"
         )
-        .filter(
-            pl.col("previous_button").is_not_null()
-            & ((pl.col("started_at") - pl.col("previous_start")) <= pl.duration(minutes=2))
-        )
-        .select("hand_row", "button_seat", "previous_button")
-    )
-    candidates = seats.select("hand_row", "seat").join(ordered, on="hand_row", how="inner")
-    next_left = (
-        candidates.filter(pl.col("seat") > pl.col("previous_button"))
-        .group_by("hand_row")
-        .agg(next_left=pl.col("seat").min())
-    )
-    lowest = candidates.group_by("hand_row").agg(lowest=pl.col("seat").min())
-    return (
-        ordered.join(next_left, on="hand_row", how="left")
-        .join(lowest, on="hand_row", how="left")
-        .with_columns(expected=pl.coalesce("next_left", "lowest"))
-        .filter(pl.col("expected").is_not_null() & (pl.col("button_seat") != pl.col("expected")))
-        .with_columns(*_hand_columns(hands))
-        .select(
-            *HAND_KEY,
-            player=pl.lit(None, dtype=pl.String),
-            kind=pl.lit("button"),
-            expected=pl.col("expected").cast(pl.Int64),
-            recorded=pl.col("button_seat").cast(pl.Int64),
-            detail=pl.lit("button on seat ")
-            + pl.col("button_seat").cast(pl.String)
-            + ", expected seat "
-            + pl.col("expected").cast(pl.String)
-            + " (previous hand's button: seat "
-            + pl.col("previous_button").cast(pl.String)
-            + ")",
-        )
-    )
+        button_seats = seats.select("site", "hand_id", "seat")
+        connection.register("button_hands", button_hands)
+        connection.register("button_seats", button_seats)
+        return _button_result(connection)
+
+
+def _button_result(connection: object) -> pl.DataFrame:
+    found = connection.sql(_BUTTON_SQL).pl()  # type: ignore[attr-defined]
+    return found.cast(DISCREPANCY_SCHEMA) if found.height else _empty_findings()
+
+
+def _dataset_button_findings(root: Path, hand_parts: list[str], seat_parts: list[str]) -> pl.DataFrame:
+    """The button check over the whole dataset, in DuckDB with bounded memory (it spills)."""
+    import duckdb
+
+    if not hand_parts:
+        return _empty_findings()
+    spill = root / "audit" / ".spill"
+    with duckdb.connect(config={"memory_limit": BUTTON_MEMORY, "threads": 2}) as connection:
+        connection.execute("set preserve_insertion_order = false")
+        connection.execute(f"set temp_directory = '{spill.as_posix()}'")
+        connection.sql(
+            f"select {_BUTTON_COLUMNS}, filename as part_order, file_row_number as row_order"
+            " from read_parquet(?, filename = true, file_row_number = true)",
+            params=[[str(root / part) for part in hand_parts]],
+        ).create_view("button_hands")
+        if seat_parts:
+            connection.sql(
+                "select site, hand_id, seat from read_parquet(?)",
+                params=[[str(root / part) for part in seat_parts]],
+            ).create_view("button_seats")
+        else:
+            connection.execute(
+                "create view button_seats as"
+                " select '' as site, '' as hand_id, cast(0 as smallint) as seat limit 0"
+            )
+        return _button_result(connection)
 
 
 @dataclass(frozen=True)
@@ -786,53 +878,324 @@ class AuditSummary:
     output: str
 
 
-def run_audit(root: Path, rake_schedule: str = "auto") -> AuditSummary:
-    """Audit every committed hand of the dataset at ``root`` and write ``root/audit/``.
+@dataclass(frozen=True)
+class AuditUnit:
+    """A bounded piece of the dataset audited by one task.
 
-    The outputs are rewritten whole on each run (each file written under a temporary name and
-    renamed), so a rerun or a run killed half-way never leaves mixed results.
+    ``parts`` are part paths relative to a table's folder (``site=x/…/part-<id>.parquet``): a
+    hand's rows in every table sit in parts of the same relative path. ``rows`` limits a unit
+    of a single large part to a range of its hands. ``excluded`` are (part, hand id) pairs of
+    hands whose first copy is in another part, so that a repeated hand is audited once.
     """
-    from pipeline.dataset import read_table
 
-    tables = {
-        name: pl.from_arrow(read_table(root, name))
-        for name in ("hands", "seats", "actions", "collections", "showdowns")
-    }
-    result = audit_tables(**tables, rake_schedule=rake_schedule)  # type: ignore[arg-type]
-    output = root / "audit"
-    _write_audit_table(result.payouts, output / "payouts")
-    _write_audit_table(result.discrepancies, output / "discrepancies")
-    counts = result.discrepancies.group_by("kind").len().sort("kind")
-    examples = {
-        kind: result.discrepancies.filter(pl.col("kind") == kind)["hand_id"].unique(
-            maintain_order=True
-        ).head(3).to_list()
-        for kind in counts["kind"].to_list()
-    }
-    return AuditSummary(
+    site: str
+    parts: tuple[str, ...]
+    rows: tuple[int, int] | None = None
+    excluded: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The output file name: the same unit always writes the same file."""
+        from pipeline.dataset import part_name, stable_id
+
+        lines = [*self.parts, f"rows {self.rows}" if self.rows else ""]
+        return part_name(stable_id(lines))
+
+
+@dataclass(frozen=True)
+class UnitSummary:
+    """What one unit's task returns: its totals and the files it wrote."""
+
+    hands: int
+    unevaluable: int
+    payouts: int
+    findings_by_kind: dict[str, int]
+    examples: dict[str, list[tuple[str, str]]]  # kind → first (site, hand_id), in key order
+    written: list[str]  # paths relative to the dataset's audit folder
+
+
+UNIT_HANDS = 20_000  # hands per unit: bounds a task's memory (2 workers + driver < 1 GiB)
+BUTTON_MEMORY = "256MB"  # DuckDB's limit for the button check; beyond it, it spills to disk
+AUDIT_TABLES = ("payouts", "discrepancies")
+_EXAMPLES = 3
+
+
+def audit_unit(root: str, unit: AuditUnit, rake_schedule: str) -> UnitSummary:
+    """Audit one unit and write its outputs; pure apart from its own output files.
+
+    Each output is written under a temporary name and renamed to a name derived from the
+    unit, so a retried or repeated task replaces its file instead of adding rows. The button
+    check spans units and is left to `run_audit`.
+    """
+    dataset = Path(root)
+    tables = _read_unit(dataset, unit)
+    result = _audit(**tables, rake_schedule=rake_schedule, check_button=False)
+    written = [
+        path
+        for name, frame in (("payouts", result.payouts), ("discrepancies", result.discrepancies))
+        if (path := _write_unit_output(dataset / "audit", name, unit, frame)) is not None
+    ]
+    return UnitSummary(
         hands=result.hands,
         unevaluable=result.unevaluable,
         payouts=result.payouts.height,
-        findings_by_kind=dict(counts.iter_rows()),
-        examples=examples,
+        findings_by_kind=dict(result.discrepancies.group_by("kind").len().iter_rows()),
+        examples=_examples(result.discrepancies),
+        written=written,
+    )
+
+
+def _read_unit(root: Path, unit: AuditUnit) -> dict[str, pl.DataFrame]:
+    """The unit's rows of every table (hands limited to ``rows``, later copies taken out)."""
+    from pipeline.schema import TABLES
+
+    def read(table: str, part: str) -> pl.LazyFrame | None:
+        path = root / table / part
+        if not path.exists():
+            return None
+        schema = pl.from_arrow(TABLES[table].empty_table()).schema  # type: ignore[union-attr]
+        frame = pl.scan_parquet(path, hive_partitioning=False).select(
+            [pl.col(name).cast(kind) for name, kind in schema.items()]
+        )
+        later_copies = [hand_id for copy_part, hand_id in unit.excluded if copy_part == part]
+        if later_copies:
+            frame = frame.filter(~pl.col("hand_id").is_in(pl.Series(later_copies).implode()))
+        return frame
+
+    hands = pl.concat([frame for part in unit.parts if (frame := read("hands", part)) is not None])
+    if unit.rows is not None:
+        start, stop = unit.rows
+        # Copies of a hand earlier in the part belong to the range holding the first copy.
+        first_copy = hands.select(first=pl.col("hand_id").is_first_distinct()).slice(
+            start, stop - start
+        )
+        hands = pl.concat([hands.slice(start, stop - start), first_copy], how="horizontal")
+        hands = hands.filter(pl.col("first")).drop("first")
+    hands_frame = hands.collect()
+    tables = {"hands": hands_frame}
+    wanted = hands_frame["hand_id"].implode() if unit.rows is not None else None
+    for table in ("seats", "actions", "collections", "showdowns"):
+        frames = [frame for part in unit.parts if (frame := read(table, part)) is not None]
+        if not frames:
+            tables[table] = pl.from_arrow(TABLES[table].empty_table())  # type: ignore[assignment]
+            continue
+        frame = pl.concat(frames)
+        if wanted is not None:
+            frame = frame.filter(pl.col("hand_id").is_in(wanted))
+        tables[table] = frame.collect()
+    return tables
+
+
+def _write_unit_output(
+    folder: Path, table: str, unit: AuditUnit, frame: pl.DataFrame
+) -> str | None:
+    """Write (or, when empty, remove) the unit's file of ``table``; its relative path."""
+    from pipeline.dataset import fsync_directory, new_temporary_path, write_parquet
+
+    directory = folder / table / f"site={unit.site}"
+    final = directory / unit.name
+    if frame.height == 0:
+        final.unlink(missing_ok=True)
+        return None
+    temporary = new_temporary_path(directory)
+    write_parquet(frame.drop("site").to_arrow(), temporary)
+    os.replace(temporary, final)
+    fsync_directory(directory)
+    return final.relative_to(folder).as_posix()
+
+
+def _examples(discrepancies: pl.DataFrame) -> dict[str, list[tuple[str, str]]]:
+    """Per kind, the first few distinct hand ids in key order (with their site)."""
+    firsts = (
+        discrepancies.select("kind", "site", "hand_id")
+        .sort("site", "hand_id")
+        .unique(subset=["kind", "hand_id"], keep="first", maintain_order=True)
+    )
+    return {
+        kind: list(zip(group["site"].head(_EXAMPLES), group["hand_id"].head(_EXAMPLES)))
+        for (kind,), group in firsts.partition_by("kind", as_dict=True).items()
+    }
+
+
+def plan_units(root: Path, unit_hands: int = UNIT_HANDS) -> tuple[list[AuditUnit], list[str], list[str]]:
+    """Split the committed dataset into units; also return the hands and seats part paths.
+
+    Parts are grouped per site, in part order, up to ``unit_hands`` hands; a larger part is
+    cut into row ranges. A hand whose copies sit in several units is audited in the unit of
+    its first copy (dataset read order), as the whole-table audit keeps the first.
+    """
+    import pyarrow.parquet as pq
+
+    from pipeline.dataset import read_manifest
+
+    parts: set[str] = set()
+    for listed in read_manifest(root).column("parts").to_pylist():
+        parts.update(listed or ())
+    hand_parts = sorted(part for part in parts if part.startswith("hands/"))
+    seat_parts = sorted(part for part in parts if part.startswith("seats/"))
+    owners = _first_copies(root, hand_parts)
+    units: list[AuditUnit] = []
+    group: list[str] = []
+    group_site = ""
+    group_hands = 0
+
+    def close_group() -> None:
+        if group:
+            units.append(AuditUnit(group_site, tuple(group)))
+            group.clear()
+
+    for part in hand_parts:
+        relative = part.removeprefix("hands/")
+        site = relative.split("/", 1)[0].removeprefix("site=")
+        count = pq.ParquetFile(root / part).metadata.num_rows
+        if count > unit_hands:
+            close_group()
+            for start in range(0, count, unit_hands):
+                units.append(AuditUnit(site, (relative,), (start, min(start + unit_hands, count))))
+            continue
+        if group and (site != group_site or group_hands + count > unit_hands):
+            close_group()
+        if not group:
+            group_site, group_hands = site, 0
+        group.append(relative)
+        group_hands += count
+    close_group()
+    if owners:
+        units = [_with_exclusions(unit, owners) for unit in units]
+    return units, hand_parts, seat_parts
+
+
+def _first_copies(root: Path, hand_parts: list[str]) -> dict[tuple[str, str], str]:
+    """(site, hand_id) → the part (relative to the table folder) of its first copy, for the
+    hands present in more than one part."""
+    import duckdb
+
+    if not hand_parts:
+        return {}
+    with duckdb.connect(config={"memory_limit": BUTTON_MEMORY, "threads": 2}) as connection:
+        connection.execute(f"set temp_directory = '{(root / 'audit' / '.spill').as_posix()}'")
+        rows = connection.sql(
+            "with copies as ("
+            " select site, hand_id, filename from read_parquet(?, filename = true)"
+            " group by site, hand_id, filename),"
+            " repeated as (select site, hand_id from copies group by site, hand_id"
+            " having count(*) > 1)"
+            " select site, hand_id, min(filename) from copies semi join repeated"
+            " using (site, hand_id) group by site, hand_id",
+            params=[[str(root / part) for part in hand_parts]],
+        ).fetchall()
+    prefix = len(str(root / "hands")) + 1
+    return {(site, hand_id): filename[prefix:] for site, hand_id, filename in rows}
+
+
+def _with_exclusions(unit: AuditUnit, owners: dict[tuple[str, str], str]) -> AuditUnit:
+    """Name the later copies in the unit's parts (part, hand id), which it must skip."""
+    excluded = tuple(
+        sorted(
+            (part, hand_id)
+            for (site, hand_id), owner in owners.items()
+            if site == unit.site
+            for part in unit.parts
+            if part != owner
+        )
+    )
+    return dataclasses.replace(unit, excluded=excluded) if excluded else unit
+
+
+def run_audit(
+    root: Path,
+    rake_schedule: str = "auto",
+    executor: Executor | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    unit_hands: int = UNIT_HANDS,
+) -> AuditSummary:
+    """Audit every committed hand of the dataset at ``root`` and write ``root/audit/``.
+
+    The dataset is cut into units of at most ``unit_hands`` hands (`plan_units`), each
+    audited by `audit_unit` on ``executor`` (None: here, one after the other), so memory is
+    bounded by a unit whatever the dataset's size. The button check, which compares
+    consecutive hands across units, runs once in DuckDB over a few columns of the hands and
+    seats, under a memory limit past which DuckDB spills to ``audit/.spill``.
+    Outputs are ``audit/{payouts,discrepancies}/site=<site>/part-<unit>.parquet``, each written
+    under a temporary name and renamed; files of an earlier run that this run did not write
+    are removed at the end. ``progress`` is called with (units done, units).
+    """
+    root = Path(root)
+    output = root / "audit"
+    for table in AUDIT_TABLES:
+        (output / table).mkdir(parents=True, exist_ok=True)
+    units, hand_parts, seat_parts = plan_units(root, unit_hands)
+    summaries: list[UnitSummary] = []
+    if executor is None:
+        for done, unit in enumerate(units, start=1):
+            summaries.append(audit_unit(str(root), unit, rake_schedule))
+            if progress is not None:
+                progress(done, len(units))
+    else:
+        futures = [executor.submit(audit_unit, str(root), unit, rake_schedule) for unit in units]
+        try:
+            for done, future in enumerate(as_completed(futures), start=1):
+                summaries.append(future.result())
+                if progress is not None:
+                    progress(done, len(units))
+        except BaseException:
+            # The files already written stay valid; a rerun replaces them and removes the rest.
+            for future in futures:
+                future.cancel()
+            raise
+    button = _dataset_button_findings(root, hand_parts, seat_parts)
+    written = {path for summary in summaries for path in summary.written}
+    for (site,), part in button.partition_by("site", as_dict=True).items():
+        unit = AuditUnit(str(site), ("button",))
+        path = _write_unit_output(output, "discrepancies", unit, part)
+        if path is not None:
+            written.add(path)
+    _remove_stale(output, written)
+    counts: dict[str, int] = {}
+    for summary in summaries:
+        for kind, count in summary.findings_by_kind.items():
+            counts[kind] = counts.get(kind, 0) + count
+    if button.height:
+        counts["button"] = counts.get("button", 0) + button.height
+    return AuditSummary(
+        hands=sum(summary.hands for summary in summaries),
+        unevaluable=sum(summary.unevaluable for summary in summaries),
+        payouts=sum(summary.payouts for summary in summaries),
+        findings_by_kind=dict(sorted(counts.items())),
+        examples=_merged_examples([summary.examples for summary in summaries], button),
         output=str(output),
     )
 
 
-def _write_audit_table(frame: pl.DataFrame, folder: Path) -> None:
-    """Replace ``folder`` with one Parquet file per site (hive layout ``site=…``)."""
-    from pipeline.dataset import fsync_directory, new_temporary_path, write_parquet
+def _merged_examples(
+    per_unit: list[dict[str, list[tuple[str, str]]]], button: pl.DataFrame
+) -> dict[str, list[str]]:
+    candidates: dict[str, list[tuple[str, str]]] = {}
+    for examples in [*per_unit, _examples(button)]:
+        for kind, pairs in examples.items():
+            candidates.setdefault(kind, []).extend(pairs)
+    merged: dict[str, list[str]] = {}
+    for kind, pairs in sorted(candidates.items()):
+        chosen: list[str] = []
+        for _, hand_id in sorted(pairs):
+            if hand_id not in chosen:
+                chosen.append(hand_id)
+            if len(chosen) == _EXAMPLES:
+                break
+        merged[kind] = chosen
+    return merged
 
-    folder.mkdir(parents=True, exist_ok=True)
-    written: set[Path] = set()
-    for (site,), part in frame.partition_by("site", as_dict=True).items():
-        directory = folder / f"site={site}"
-        temporary = new_temporary_path(directory)
-        write_parquet(part.drop("site").to_arrow(), temporary)
-        final = directory / "part-0.parquet"
-        os.replace(temporary, final)
-        fsync_directory(directory)
-        written.add(final)
-    for stale in folder.glob("site=*/*.parquet"):
-        if stale not in written:
-            stale.unlink()
+
+def _remove_stale(folder: Path, written: set[str]) -> None:
+    """Delete audit files this run did not write (earlier runs, other layouts, litter)."""
+    import shutil
+
+    from pipeline.dataset import is_temporary
+
+    for table in AUDIT_TABLES:
+        for path in (folder / table).glob("site=*/*"):
+            relative = path.relative_to(folder).as_posix()
+            if path.is_file() and (is_temporary(path) or path.suffix == ".parquet") and relative not in written:
+                path.unlink(missing_ok=True)
+    shutil.rmtree(folder / ".spill", ignore_errors=True)

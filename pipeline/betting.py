@@ -1,10 +1,11 @@
 """Betting-structure checks: bet sizes, raise cap, pot-limit maximum, blinds, order of action.
 
 The rules are payout-rules.md §3 (B1-B7). Every hand is checked at once: the actions of all
-hands, sorted by hand and sequence, go through one compiled pass that replays each betting
-round (who is still in, the street's high bet, the pot, whose turn it is) and marks the rows
-that break a rule; polars turns the marks into findings. Blind amounts need no replay and are
-checked with a join.
+hands, in stored order (a hand's actions are written together and in sequence; they are sorted
+only when not), go through one compiled pass that replays each betting round (who is still
+in, the street's high bet, the pot, whose turn it is) and marks the rows that break a rule;
+only the marked rows get their text back to become findings. Keys are integers throughout
+(``pipeline.hand_keys``). Blind amounts need no replay and are checked column-wise.
 
 What is checked (finding kinds of ``pipeline.audit``):
 
@@ -43,15 +44,26 @@ without a button seat, or with an actor missing from the seats, are not judged o
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numba
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from pipeline.hand_keys import (
+    MatchedActions,
+    action_kind_codes,
+    attach_hand_rows,
+    clockwise_seats,
+    hand_offsets,
+    match_actions,
+    number_hands,
+    replay_order,
+)
 from pipeline.profiles import PROFILES, SiteProfile
 
-__all__ = ["BETTING_KINDS", "betting_findings", "betting_profile"]
+__all__ = ["BETTING_KINDS", "betting_findings", "betting_profile", "keyed_betting_findings"]
 
 BETTING_KINDS = ("bet_size", "raise_cap", "pot_limit", "blinds", "action_order")
 
@@ -133,7 +145,8 @@ def betting_findings(
     Parameters
     ----------
     hands, seats, actions
-        Canonical tables (``pipeline.schema``) of one or several sites.
+        Canonical tables (``pipeline.schema``) of one or several sites. A hand present twice
+        (same site and number) is checked once.
 
     Returns
     -------
@@ -143,20 +156,42 @@ def betting_findings(
         cap and the bet number) and ``action_order`` (the seat whose turn it was and the seat
         that acted).
     """
+    numbered = number_hands(hands)
+    seats = clockwise_seats(attach_hand_rows(seats, numbered), numbered)
+    actions = attach_hand_rows(actions, numbered)
+    seat_start = hand_offsets(seats["hand_row"].to_numpy(), numbered.height)
+    kind_code = action_kind_codes(actions)
+    matched = match_actions(actions, kind_code, seat_start, seats)
+    return keyed_betting_findings(numbered, seats, actions, kind_code, matched)
+
+
+def keyed_betting_findings(
+    hands: pl.DataFrame,
+    seats: pl.DataFrame,
+    actions: pl.DataFrame,
+    kind_code: Int64Array,
+    matched: MatchedActions,
+) -> pl.DataFrame:
+    """`betting_findings` on tables already keyed by `pipeline.hand_keys`.
+
+    ``hands`` has one row per ``hand_row`` in that order; ``seats`` are sorted by hand row and
+    clockwise from the button (`pipeline.hand_keys.clockwise_seats`); ``actions`` (in stored
+    order) carry ``hand_row`` and ``player_key``, with ``kind_code`` and ``matched`` from
+    `pipeline.hand_keys`.
+    """
     # Imported here: pipeline.audit calls this function, so a module-level import would be
     # circular.
     from pipeline.audit import DISCREPANCY_SCHEMA
 
-    numbered = _numbered_hands(hands)
-    players = _participants(numbered, seats, actions)
-    rows = _ordered_actions(numbered, players, actions)
-    marks = _replay(numbered, players, rows)
+    rules = _hand_rules(hands)
+    players = _participants(seats, matched, hands.height)
+    marks = _replay(hands, rules, players, seats, actions, kind_code, matched)
     findings = [
-        _blind_findings(numbered, rows),
+        _blind_findings(hands, rules, actions, kind_code),
         _size_findings(marks),
         _cap_findings(marks),
         _pot_limit_findings(marks),
-        _order_findings(marks, players),
+        _order_findings(marks),
     ]
     return pl.concat(
         [frame.select(list(DISCREPANCY_SCHEMA)).cast(DISCREPANCY_SCHEMA) for frame in findings],
@@ -167,8 +202,8 @@ def betting_findings(
 # -- inputs of the replay -----------------------------------------------------------------------
 
 
-def _numbered_hands(hands: pl.DataFrame) -> pl.DataFrame:
-    """Hands in key order with their row number and the rule parameters the replay needs."""
+def _hand_rules(hands: pl.DataFrame) -> pl.DataFrame:
+    """Per hand (in hand-row order): the limit code and the rule parameters of its profile."""
     profiles = {
         (site, tournament): betting_profile(site, tournament)
         for site, tournament in hands.select(
@@ -190,95 +225,67 @@ def _numbered_hands(hands: pl.DataFrame) -> pl.DataFrame:
         },
         orient="row",
     )
-    return (
-        hands.sort(HAND_KEY)
-        .with_row_index("hand_row")
-        .with_columns(
-            pl.col("hand_row").cast(pl.Int64),
-            is_tournament=pl.col("tournament_id").is_not_null(),
-            limit_code=pl.col("limit_type")
-            .replace_strict(LIMIT_CODES, default=OTHER_LIMIT, return_dtype=pl.Int64),
-        )
-        .join(rules, on=["site", "is_tournament"], how="left")
-    )
+    return hands.select(
+        "site",
+        is_tournament=pl.col("tournament_id").is_not_null(),
+        limit_code=pl.col("limit_type").replace_strict(
+            LIMIT_CODES, default=OTHER_LIMIT, return_dtype=pl.Int64
+        ),
+    ).join(rules, on=["site", "is_tournament"], how="left", maintain_order="left")
 
 
-def _with_hand_rows(frame: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
-    """Rows of ``frame`` whose hand is in ``hands``, with ``hand_row`` and a player-name hash.
-
-    Only the key column goes through the join (a hash of site and hand id), which spares
-    hashing and copying the string columns of tables with tens of millions of rows.
-    """
-    hand_key = pl.struct(*HAND_KEY).hash(seed=0)
-    found = frame.select(hand_key=hand_key).join(
-        hands.select(hand_key=hand_key, hand_row="hand_row"),
-        on="hand_key",
-        how="left",
-        maintain_order="left",
-    )
-    return frame.with_columns(
-        hand_row=found["hand_row"], player_key=pl.col("player").hash(seed=0)
-    ).filter(pl.col("hand_row").is_not_null())
-
-
-def _participants(
-    hands: pl.DataFrame, seats: pl.DataFrame, actions: pl.DataFrame
-) -> pl.DataFrame:
-    """Players dealt in, one row each, in clockwise order from the seat left of the button.
+@dataclasses.dataclass(frozen=True)
+class _Participants:
+    """Players dealt in, one per seat row with an action, clockwise from the button (CSR).
 
     A player is dealt in when they have any action: every dealt player posts, antes or acts
     before the hand can end, while a seated player waiting for the big blind has no line.
-    ``turn`` is the player's place in that order; ``player_row`` indexes the whole frame.
     """
-    kind = pl.col("kind")
-    acted = (
-        _with_hand_rows(actions.select(*HAND_KEY, "player", "kind"), hands)
-        .group_by("hand_row", "player_key")
-        .agg(
-            posted_small_blind=(kind == "post_sb").any(),
-            posted_big_blind=(kind == "post_bb").any(),
-        )
-    )
-    seated = _with_hand_rows(seats.select(*HAND_KEY, "seat", "player", "stack_start"), hands)
-    found = seated.select("hand_row", "player_key").join(
-        acted, on=["hand_row", "player_key"], how="left", maintain_order="left"
-    )
-    button = pl.lit(hands["button_seat"].cast(pl.Int32)).gather(pl.col("hand_row"))
-    return (
-        seated.with_columns(
-            posted_small_blind=found["posted_small_blind"],
-            posted_big_blind=found["posted_big_blind"],
-        )
-        .filter(pl.col("posted_small_blind").is_not_null())
-        .with_columns(
-            button_seat=button,
-            clockwise=(pl.col("seat").cast(pl.Int32) - button - 1) % 256,
-        )
-        .sort("hand_row", "clockwise")
-        .with_columns(turn=pl.int_range(pl.len()).over("hand_row").cast(pl.Int64))
-        .with_row_index("player_row")
-        .with_columns(pl.col("player_row").cast(pl.Int64))
+
+    seat_row: Int64Array  # per participant: its row of the seats
+    start: Int64Array  # per hand: offsets into the participants (len hands + 1)
+    turn_of_seat: Int64Array  # per seat row: its place in the order, -1 when not dealt in
+    stack: Int64Array
+    posted_small_blind: BoolArray
+    posted_big_blind: BoolArray
+
+
+def _participants(seats: pl.DataFrame, matched: MatchedActions, hands: int) -> _Participants:
+    seat_rows = np.flatnonzero(matched.acted).astype(np.int64)
+    hand = seats["hand_row"].to_numpy()[seat_rows]
+    start = hand_offsets(hand, hands)
+    turn_of_seat = np.full(seats.height, -1, dtype=np.int64)
+    turn_of_seat[seat_rows] = np.arange(len(seat_rows)) - start[hand]
+    stack = seats["stack_start"].fill_null(np.iinfo(np.int64).max).to_numpy()
+    return _Participants(
+        seat_row=seat_rows,
+        start=start,
+        turn_of_seat=turn_of_seat,
+        stack=np.ascontiguousarray(stack[seat_rows], dtype=np.int64),
+        posted_small_blind=matched.posted_small_blind[seat_rows],
+        posted_big_blind=matched.posted_big_blind[seat_rows],
     )
 
 
-def _ordered_actions(
-    hands: pl.DataFrame, players: pl.DataFrame, actions: pl.DataFrame
-) -> pl.DataFrame:
-    """Actions of the known hands in replay order, with their hand row and actor's turn."""
-    rows = _with_hand_rows(actions, hands)
-    found = rows.select("hand_row", "player_key").join(
-        players.select("hand_row", "player_key", "turn"),
-        on=["hand_row", "player_key"],
-        how="left",
-        maintain_order="left",
-    )
-    return rows.with_columns(
-        turn=found["turn"],
-        kind_code=pl.col("kind").replace_strict(KIND_CODES, default=-1, return_dtype=pl.Int64),
-    ).sort("hand_row", "seq")
+@numba.njit(cache=True)
+def _preflop_first_turn_kernel(
+    start: Int64Array, small_blind: BoolArray, big_blind: BoolArray
+) -> Int64Array:
+    hands = start.shape[0] - 1
+    first_turn = np.full(hands, -1, dtype=np.int64)
+    for h in range(hands):
+        first, dealt = start[h], start[h + 1] - start[h]
+        big_blind_turn = -1
+        for turn in range(dealt):
+            if big_blind[first + turn]:
+                big_blind_turn = turn
+                break
+        if big_blind_turn == 0 or (big_blind_turn == 1 and small_blind[first]):
+            first_turn[h] = (big_blind_turn + 1) % dealt
+    return first_turn
 
 
-def _preflop_first_turn(hands: pl.DataFrame, players: pl.DataFrame) -> Int64Array:
+def _preflop_first_turn(players: _Participants) -> Int64Array:
     """Per hand, the turn of the player left of the big blind; -1 when the blind is unclear.
 
     The big blind is the first player clockwise from the button who posted one: the first
@@ -286,90 +293,110 @@ def _preflop_first_turn(hands: pl.DataFrame, players: pl.DataFrame) -> Int64Arra
     second when the first posted the small blind. Anywhere else a blind was missed or moved in
     a way the hand does not show, and the preflop order is not judged.
     """
-    first_big_blind = (
-        players.filter(pl.col("posted_big_blind"))
-        .group_by("hand_row")
-        .agg(big_blind_turn=pl.col("turn").min())
+    return _preflop_first_turn_kernel(
+        players.start, players.posted_small_blind, players.posted_big_blind
     )
-    first_player = players.filter(pl.col("turn") == 0).select(
-        "hand_row", first_posted_small_blind="posted_small_blind"
-    )
-    counts = players.group_by("hand_row").agg(dealt=pl.len())
-    placed = (
-        hands.select("hand_row")
-        .join(first_big_blind, on="hand_row", how="left")
-        .join(first_player, on="hand_row", how="left")
-        .join(counts, on="hand_row", how="left")
-        .sort("hand_row")
-        .select(
-            pl.when(
-                (pl.col("big_blind_turn") == 0)
-                | ((pl.col("big_blind_turn") == 1) & pl.col("first_posted_small_blind"))
-            )
-            .then((pl.col("big_blind_turn") + 1) % pl.col("dealt"))
-            .otherwise(-1)
-            .fill_null(-1)
-            .cast(pl.Int64)
-        )
-    )
-    return placed.to_series().to_numpy()
 
 
-def _replay(hands: pl.DataFrame, players: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
-    """Run the compiled replay over every action and attach its marks to the rows."""
-    player_start = np.searchsorted(
-        players["hand_row"].to_numpy(), np.arange(hands.height + 1)
-    ).astype(np.int64)
+MARK_NAMES = (
+    "street_total",
+    "bet_faced",
+    "size_problem",
+    "size_expected",
+    "bet_number",
+    "capped_with",
+    "pot_maximum",
+    "out_of_turn",
+    "expected_turn",
+)
+
+
+def _replay(
+    hands: pl.DataFrame,
+    rules: pl.DataFrame,
+    players: _Participants,
+    seats: pl.DataFrame,
+    actions: pl.DataFrame,
+    kind_code: Int64Array,
+    matched: MatchedActions,
+) -> pl.DataFrame:
+    """Run the compiled replay over every action; return the rows that broke a rule."""
+    order = replay_order(actions, hands.height)
+    action_hand = actions["hand_row"].to_numpy()
+    seat_row = matched.seat_row
+    turn = np.where(seat_row >= 0, players.turn_of_seat[np.maximum(seat_row, 0)], -1)
+    if seats.height == 0:
+        turn = np.full(actions.height, -1, dtype=np.int64)
     # Order is judged only where every actor has a seat and the button is known.
-    seated = rows.group_by("hand_row").agg(all_seated=pl.col("turn").is_not_null().all())
-    orderable = (
-        hands.select("hand_row", has_button=pl.col("button_seat").is_not_null())
-        .join(seated, on="hand_row", how="left")
-        .sort("hand_row")
-        .select(pl.col("has_button") & pl.col("all_seated").fill_null(True))
-        .to_series()
-        .to_numpy()
-    )
+    orderable = hands["button_seat"].is_not_null().to_numpy().copy()
+    orderable[np.unique(action_hand[turn < 0])] = False
     # Preflop the big blind is the bet to match, even when its poster is all-in for less.
-    preflop_bet = hands.select(
-        pl.when(pl.col("limit_code") == FIXED_LIMIT)
-        .then(pl.col("small_bet"))
-        .otherwise(pl.col("big_blind"))
-    ).to_series()
+    preflop_bet = np.where(
+        rules["limit_code"].to_numpy() == FIXED_LIMIT,
+        hands["small_bet"].fill_null(0).to_numpy(),
+        hands["big_blind"].fill_null(0).to_numpy(),
+    )
+
+    def ordered(values: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(values if order is None else values[order])
+
     outputs = _replay_kernel(
-        rows["hand_row"].to_numpy(),
-        rows["street"].cast(pl.Int64).to_numpy(),
-        rows["kind_code"].to_numpy(),
-        rows["amount"].fill_null(0).to_numpy(),
-        rows["to_amount"].fill_null(-1).to_numpy(),
-        rows["is_all_in"].fill_null(False).to_numpy(),
-        rows["turn"].fill_null(-1).to_numpy(),
-        player_start,
-        players["stack_start"].fill_null(np.iinfo(np.int64).max).to_numpy(),
-        hands["limit_code"].to_numpy(),
+        ordered(action_hand),
+        ordered(actions["street"].cast(pl.Int64).fill_null(-1).to_numpy()),
+        ordered(kind_code),
+        ordered(actions["amount"].fill_null(0).to_numpy()),
+        ordered(actions["to_amount"].fill_null(-1).to_numpy()),
+        ordered(actions["is_all_in"].fill_null(False).to_numpy()),
+        ordered(turn),
+        players.start,
+        players.stack,
+        rules["limit_code"].to_numpy(),
         hands["small_bet"].fill_null(0).to_numpy(),
         hands["big_bet"].fill_null(0).to_numpy(),
         hands["big_blind"].fill_null(0).to_numpy(),
-        preflop_bet.fill_null(0).to_numpy(),
-        hands["raise_cap"].fill_null(0).to_numpy(),
-        hands["heads_up_uncapped"].fill_null(True).to_numpy(),
-        _preflop_first_turn(hands, players),
+        preflop_bet,
+        rules["raise_cap"].fill_null(0).to_numpy(),
+        rules["heads_up_uncapped"].fill_null(True).to_numpy(),
+        _preflop_first_turn(players),
         orderable,
     )
-    names = (
-        "street_total",
-        "bet_faced",
-        "size_problem",
-        "size_expected",
-        "bet_number",
-        "capped_with",
-        "pot_maximum",
-        "out_of_turn",
-        "expected_turn",
+    marks: dict[str, npt.NDArray[Any]] = dict(zip(MARK_NAMES, outputs, strict=True))
+    flagged = np.flatnonzero(
+        (marks["size_problem"] != SIZE_OK)
+        | (marks["bet_number"] > 0)
+        | (marks["pot_maximum"] >= 0)
+        | marks["out_of_turn"]
     )
-    return rows.with_columns(
-        **{name: pl.Series(name, values) for name, values in zip(names, outputs, strict=True)}
-    ).join(hands.select("hand_row", "raise_cap"), on="hand_row", how="left")
+    # Only the few flagged rows get their text columns back.
+    rows = flagged if order is None else order[flagged]
+    hand = action_hand[rows]
+    expected_turn = marks["expected_turn"][flagged]
+    due = expected_turn >= 0
+    due_seat_row = np.full(len(rows), -1, dtype=np.int64)
+    due_seat_row[due] = players.seat_row[players.start[hand[due]] + expected_turn[due]]
+    actor_seat_row = seat_row[rows]
+    seat_player = seats["player"]
+    seat_number = seats["seat"].cast(pl.Int64)
+
+    def seat_column(values: pl.Series, seat_rows: np.ndarray, name: str) -> pl.Series:
+        index = pl.Series(seat_rows, dtype=pl.Int64)
+        # A null index gathers a null: the actor or the player due is not seated.
+        index = pl.select(pl.when(index >= 0).then(index)).to_series()
+        return values.gather(index).alias(name)
+
+    return (
+        actions[rows]
+        .select("hand_row", "player", "kind", "amount", "street")
+        .with_columns(
+            site=hands["site"].gather(hand),
+            hand_id=hands["hand_id"].gather(hand),
+            raise_cap=rules["raise_cap"].gather(hand),
+            actor_seat=seat_column(seat_number, actor_seat_row, "actor_seat"),
+            due_player=seat_column(seat_player, due_seat_row, "due_player"),
+            due_seat=seat_column(seat_number, due_seat_row, "due_seat"),
+            **{name: pl.Series(name, values[flagged]) for name, values in marks.items()},
+        )
+    )
 
 
 # -- the compiled replay ------------------------------------------------------------------------
@@ -630,14 +657,23 @@ def _finding(kind: str, expected: pl.Expr, recorded: pl.Expr, detail: pl.Expr) -
     ]
 
 
-def _blind_findings(hands: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
+def _blind_findings(
+    hands: pl.DataFrame, rules: pl.DataFrame, actions: pl.DataFrame, kind_code: Int64Array
+) -> pl.DataFrame:
     """Posted blinds against the stakes (B1, B1x); a short all-in post is allowed."""
-    posts = rows.filter(pl.col("kind").is_in(["post_sb", "post_bb"])).join(
-        hands.select("hand_row", "limit_type", "small_blind", "big_blind", "small_bet"),
-        on="hand_row",
-        how="left",
+    post_rows = np.flatnonzero((kind_code == POST_SB) | (kind_code == POST_BB))
+    hand = actions["hand_row"].to_numpy()[post_rows]
+    posts = (
+        actions[post_rows]
+        .select("hand_row", "player", "kind", "amount", "is_all_in")
+        .with_columns(
+            is_fixed=rules["limit_code"].gather(hand) == FIXED_LIMIT,
+            small_blind=hands["small_blind"].gather(hand),
+            big_blind=hands["big_blind"].gather(hand),
+            small_bet=hands["small_bet"].gather(hand),
+        )
     )
-    is_fixed = pl.col("limit_type") == "FL"
+    is_fixed = pl.col("is_fixed")
     is_small = pl.col("kind") == "post_sb"
     # Fixed limit prints the limits, not the blinds: the big blind is the small bet, the small
     # blind anything up to it (B1x).
@@ -665,8 +701,13 @@ def _blind_findings(hands: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
         + ", the stakes say "
         + stake.cast(pl.String)
     )
-    return posts.filter(stake.is_not_null() & wrong.fill_null(False)).select(
-        _finding("blinds", stake, pl.col("amount"), detail)
+    return (
+        posts.filter(stake.is_not_null() & wrong.fill_null(False))
+        .with_columns(
+            site=pl.lit(hands["site"]).gather(pl.col("hand_row")),
+            hand_id=pl.lit(hands["hand_id"]).gather(pl.col("hand_row")),
+        )
+        .select(_finding("blinds", stake, pl.col("amount"), detail))
     )
 
 
@@ -761,19 +802,7 @@ def _pot_limit_findings(marks: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _order_findings(marks: pl.DataFrame, players: pl.DataFrame) -> pl.DataFrame:
-    due = players.select(
-        *HAND_KEY,
-        expected_turn="turn",
-        due_player="player",
-        due_seat=pl.col("seat").cast(pl.Int64),
-    )
-    actor = players.select(*HAND_KEY, "player", actor_seat=pl.col("seat").cast(pl.Int64))
-    out_of_turn = (
-        marks.filter(pl.col("out_of_turn"))
-        .join(due, on=[*HAND_KEY, "expected_turn"], how="left")
-        .join(actor, on=[*HAND_KEY, "player"], how="left")
-    )
+def _order_findings(marks: pl.DataFrame) -> pl.DataFrame:
     detail = (
         STREET
         + ": "
@@ -792,6 +821,6 @@ def _order_findings(marks: pl.DataFrame, players: pl.DataFrame) -> pl.DataFrame:
         )
         .otherwise(pl.lit(" when nobody was due to act"))
     )
-    return out_of_turn.select(
+    return marks.filter(pl.col("out_of_turn")).select(
         _finding("action_order", pl.col("due_seat"), pl.col("actor_seat"), detail)
     )
