@@ -3,7 +3,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-slow bench setup clean
+.PHONY: run test test-slow bench bench-scale setup clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -24,6 +24,10 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench
+
+# 5M hands by default (HILO_SCALE_HANDS=1000000 for a quicker run); not part of `make bench`.
+bench-scale: $(STAMP)
+	$(PY) -m bench scale
 
 clean:
 	rm -rf hilo-out .pytest_cache

@@ -1,6 +1,7 @@
 """Run every benchmark module ``bench/bench_*.py`` (or those whose name contains an argument).
 
-Usage: ``python -m bench [NAME ...]``.
+Usage: ``python -m bench [NAME ...]``. Benchmarks in ``ON_REQUEST`` (hours of machine time) run
+only when named.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import pkgutil
 import sys
 from pathlib import Path
 
+ON_REQUEST = frozenset({"bench_scale"})
+
 
 def bench_modules(filters: list[str]) -> list[str]:
     """Return the names of the benchmark modules to run, in name order."""
@@ -17,7 +20,9 @@ def bench_modules(filters: list[str]) -> list[str]:
     names = sorted(
         info.name for info in pkgutil.iter_modules([str(folder)]) if info.name.startswith("bench_")
     )
-    return [name for name in names if not filters or any(part in name for part in filters)]
+    if not filters:
+        return [name for name in names if name not in ON_REQUEST]
+    return [name for name in names if any(part in name for part in filters)]
 
 
 def main(arguments: list[str]) -> int:

@@ -42,6 +42,7 @@ Scheduler = Annotated[
     str | None,
     typer.Option(
         "--scheduler",
+        envvar="HILO_SCHEDULER",
         help="Dask scheduler address (tcp://host:8786); default: local processes.",
     ),
 ]
@@ -152,26 +153,36 @@ def audit(
         ),
     ] = False,
     rake_schedule: RakeSchedule = "auto",
+    workers: Workers = None,
+    scheduler: Scheduler = None,
 ) -> None:
     """Recompute every pot and payout and check the rules; write DATASET/audit/."""
     if not (dataset / "files").is_dir():
         _fail(f"not a hilo dataset (no files manifest): {dataset}")
-    findings = _run_audit(dataset, rake_schedule)
+    try:
+        findings = _run_audit(dataset, rake_schedule, workers, scheduler)
+    except OSError as error:  # a full disk, say: the previous audit outputs stay
+        _fail(f"cannot write the audit to {dataset}: {error.strerror or error}")
     if fail_on_findings and findings:
         raise typer.Exit(1)
 
 
 def audit_stage(context: RunContext) -> None:
     """Stage 2 of ``run``: audit the dataset."""
-    _run_audit(context.dataset, context.rake_schedule)
+    _run_audit(context.dataset, context.rake_schedule, context.workers, context.scheduler)
 
 
-def _run_audit(dataset: Path, rake_schedule: str) -> int:
+def _run_audit(
+    dataset: Path, rake_schedule: str, workers: int | None = None, scheduler: str | None = None
+) -> int:
     from pipeline.audit import run_audit
+    from pipeline.executor import make_executor
 
     if rake_schedule not in ("auto", "generated"):
         _fail(f"unknown rake schedule {rake_schedule!r}: use auto or generated")
-    summary = run_audit(dataset, rake_schedule)
+    with make_executor(scheduler, workers) as executor:
+        # Absolute: the tasks may run in another working directory (a Dask worker).
+        summary = run_audit(dataset.absolute(), rake_schedule, executor=executor)
     total = sum(summary.findings_by_kind.values())
     typer.echo(
         f"audited {summary.hands} hands · payouts {summary.payouts} · findings {total}"
@@ -182,6 +193,33 @@ def _run_audit(dataset: Path, rake_schedule: str) -> int:
         typer.echo(f"  {kind:<18} {count:>7}   e.g. hands {examples}")
     typer.echo(f"audit: {summary.output}")
     return total
+
+
+@app.command()
+def compact(
+    dataset: Annotated[Path, typer.Argument(help="The dataset folder.", show_default=False)],
+    target_rows: Annotated[
+        int,
+        typer.Option(
+            "--target-rows", min=2, help="Rows of a merged group of parts, all tables together."
+        ),
+    ] = 8_000_000,
+) -> None:
+    """Merge many small part files into few large ones (atomic, idempotent)."""
+    from pipeline.compact import compact as compact_dataset
+
+    if not (dataset / "files").is_dir():
+        _fail(f"not a hilo dataset (no files manifest): {dataset}")
+
+    def say_waiting() -> None:
+        typer.echo(f"waiting for another writer of {dataset} to finish...", err=True)
+
+    try:
+        summary = compact_dataset(dataset, target_rows=target_rows, on_wait=say_waiting)
+    except OSError as error:
+        _fail(f"cannot compact {dataset}: {error.strerror or error}")
+    typer.echo(summary.line())
+    typer.echo(f"dataset: {dataset}")
 
 
 @app.command()
@@ -254,6 +292,23 @@ def _run_ingest(
         _fail(f"cannot write to {out}: {error.strerror or error}")
 
 
+def shown(text: str) -> str:
+    """``text`` safe for a terminal: control and bidirectional formatting characters escaped.
+
+    Player, table and file names come from untrusted files; printed raw, an escape sequence
+    could rewrite the screen and a right-to-left mark reverse what follows it.
+
+    >>> shown("a\\x1b[2Jb\\u202ec")
+    'a\\\\x1b[2Jb\\\\u202ec'
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
+        for char in text
+    )
+
+
 def _report(summary: IngestSummary) -> None:
     """Print the one summary line, where the data went, and the files that failed."""
     typer.echo(summary.line())
@@ -265,7 +320,7 @@ def _report(summary: IngestSummary) -> None:
             f"{len(summary.errors)} files not ingested (see files.error, rejects):", err=True
         )
         for path, reason in summary.errors[:ERRORS_SHOWN]:
-            typer.echo(f"  {path}: {reason}", err=True)
+            typer.echo(f"  {shown(path)}: {shown(reason)}", err=True)
         if len(summary.errors) > ERRORS_SHOWN:
             typer.echo(f"  ... and {len(summary.errors) - ERRORS_SHOWN} more", err=True)
 
@@ -502,7 +557,7 @@ def _text_table(frame: pl.DataFrame) -> str:
             return "-"
         if isinstance(value, float):
             return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
-        return str(value)
+        return shown(str(value))
 
     numeric = {name for name, kind in frame.schema.items() if kind.is_numeric()}
     rows = [[cell(value) for value in row] for row in frame.iter_rows()]

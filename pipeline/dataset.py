@@ -4,26 +4,38 @@
 
     DATASET/
       .hilo.lock                                   exclusive lock while an ingest runs
-      hands/site=pokerstars/part-<id>.parquet      one part per (ingest batch, table, site)
-      seats/ actions/ collections/ showdowns/ rejects/   same layout
+      hands/site=pokerstars/month=2026-11/part-<id>.parquet
+                                                   one part per (ingest batch, table, site, month)
+      seats/ actions/ collections/ showdowns/      same layout (a row goes with its hand's month)
+      hands/site=x/month=__HIVE_DEFAULT_PARTITION__/...   hands without a start time
+      rejects/site=pokerstars/part-<id>.parquet    rejects: by site only (they have no time)
       rejects/site=__HIVE_DEFAULT_PARTITION__/...  files whose site is unknown (hive's null)
       files/part-<id>.parquet                      the manifest: one row per input file
+
+Datasets written before the month level existed (``hands/site=x/part-<id>.parquet``) stay
+valid: readers go through the manifest, never through the folder layout.
 
 A part becomes visible only through the manifest. Writers create ``.part-<random>.tmp`` files
 next to their final place; the driver renames them to ``part-<id>.parquet`` and then writes a
 manifest part, which is the commit point. A run killed at any moment leaves at worst temporary
 files and part files that no manifest names; :func:`remove_orphans` deletes both at the start of
 the next run, under the lock, so the dataset is always exactly the committed inputs.
+
+Compaction (:mod:`pipeline.compact`) replaces the whole manifest in one step: it writes one
+manifest part holding every row, whose Parquet metadata lists the parts it *supersedes* (name
+and SHA-256 of their bytes). Readers ignore superseded manifest parts, so the new one switches
+the dataset over at once; :func:`remove_orphans` deletes the superseded ones later.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import re
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -33,6 +45,7 @@ import pyarrow.parquet as pq
 from pipeline.schema import FILES, TABLES
 
 __all__ = [
+    "DATED_TABLES",
     "LOCK_NAME",
     "MANIFEST",
     "NULL_PARTITION",
@@ -40,6 +53,8 @@ __all__ = [
     "commit_manifest",
     "dataset_lock",
     "is_temporary",
+    "live_manifest_paths",
+    "month_of",
     "new_temporary_path",
     "part_name",
     "partition_directory",
@@ -51,6 +66,8 @@ __all__ = [
 ]
 
 PART_TABLES = ("hands", "seats", "actions", "collections", "showdowns", "rejects")
+# Tables partitioned by the month their hand started in, below the site.
+DATED_TABLES = ("hands", "seats", "actions", "collections", "showdowns")
 MANIFEST = "files"
 LOCK_NAME = ".hilo.lock"
 # The value hive readers (DuckDB, pyarrow, polars) read back as null.
@@ -61,6 +78,9 @@ _TEMPORARY_PREFIX = ".part-"
 _TEMPORARY_SUFFIX = ".tmp"
 _PART_NAME = re.compile(r"^part-[0-9a-f]+\.parquet$")
 _SITE_VALUE = re.compile(r"^[A-Za-z0-9_.-]+$")
+_MONTH_VALUE = re.compile(r"^[0-9]{4}-[0-9]{2}$")
+# Parquet key-value metadata of a compacted manifest part: {superseded name: sha256 of bytes}.
+SUPERSEDES_KEY = b"hilo.supersedes"
 
 
 def stable_id(lines: Iterable[str]) -> str:
@@ -83,19 +103,38 @@ def part_name(part_id: str) -> str:
     return f"part-{part_id}.parquet"
 
 
-def partition_directory(table: str, site: str | None) -> str:
-    """Return the folder of ``table`` rows of ``site``, relative to the dataset root.
+def partition_directory(table: str, site: str | None, month: str | None = None) -> str:
+    """Return the folder of ``table`` rows of ``site`` (and ``month``), relative to the root.
 
-    >>> partition_directory("hands", "pokerstars")
-    'hands/site=pokerstars'
+    ``month`` is ``YYYY-MM`` or :data:`NULL_PARTITION`; None leaves the month level out.
+
+    >>> partition_directory("hands", "pokerstars", "2009-07")
+    'hands/site=pokerstars/month=2009-07'
     >>> partition_directory("rejects", None)
     'rejects/site=__HIVE_DEFAULT_PARTITION__'
     """
     if site is None:
-        return f"{table}/site={NULL_PARTITION}"
-    if not _SITE_VALUE.match(site):
+        folder = f"{table}/site={NULL_PARTITION}"
+    elif _SITE_VALUE.match(site):
+        folder = f"{table}/site={site}"
+    else:
         raise ValueError(f"site name {site!r} cannot be a partition value")
-    return f"{table}/site={site}"
+    if month is None:
+        return folder
+    if month != NULL_PARTITION and not _MONTH_VALUE.match(month):
+        raise ValueError(f"month {month!r} is not YYYY-MM")
+    return f"{folder}/month={month}"
+
+
+def month_of(started_at: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """Return the ``YYYY-MM`` partition value of each start time (UTC); null becomes
+    :data:`NULL_PARTITION`."""
+    import pyarrow.compute as pc
+
+    if pa.types.is_timestamp(started_at.type) and started_at.type.tz is None:
+        started_at = pc.assume_timezone(started_at, "UTC")
+    months = pc.strftime(started_at, format="%Y-%m")
+    return pc.fill_null(months, NULL_PARTITION)
 
 
 def new_temporary_path(directory: Path) -> Path:
@@ -175,9 +214,61 @@ def _manifest_paths(root: Path) -> list[Path]:
     return sorted(path for path in folder.iterdir() if _PART_NAME.match(path.name))
 
 
+def _supersedes(schema: pa.Schema) -> dict[str, str]:
+    metadata = schema.metadata or {}
+    if SUPERSEDES_KEY not in metadata:
+        return {}
+    listed: dict[str, str] = json.loads(metadata[SUPERSEDES_KEY])
+    return listed
+
+
+def file_sha256(path: Path) -> str:
+    """Return the SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _live(paths: list[Path], superseded: dict[str, str]) -> list[Path]:
+    """Drop the manifest parts a compacted one supersedes.
+
+    A name is superseded only with the same bytes: a later commit may reuse a name (names come
+    from the committed paths), and its rows are live.
+    """
+    return [
+        path
+        for path in paths
+        if path.name not in superseded or file_sha256(path) != superseded[path.name]
+    ]
+
+
+def live_manifest_paths(root: Path) -> list[Path]:
+    """Return the manifest parts that hold the committed rows (superseded ones left out)."""
+    paths = _manifest_paths(root)
+    superseded: dict[str, str] = {}
+    for path in paths:
+        superseded.update(_supersedes(pq.read_schema(path)))
+    return _live(paths, superseded)
+
+
+def _as_manifest(rows: pa.Table) -> pa.Table:
+    """Return manifest rows in the current FILES schema; columns added since they were written
+    are null."""
+    for field in FILES:
+        if field.name not in rows.column_names:
+            rows = rows.append_column(field, pa.nulls(rows.num_rows, field.type))
+    return rows.select(FILES.names).replace_schema_metadata(None).cast(FILES)
+
+
 def read_manifest(root: Path) -> pa.Table:
     """Return every committed row of the ``files`` manifest (in commit-file name order)."""
-    parts = [pq.read_table(path).cast(FILES) for path in _manifest_paths(root)]
+    tables = {path: pq.read_table(path) for path in _manifest_paths(root)}
+    superseded: dict[str, str] = {}
+    for table in tables.values():
+        superseded.update(_supersedes(table.schema))
+    parts = [_as_manifest(tables[path]) for path in _live(list(tables), superseded)]
     if not parts:
         return FILES.empty_table()
     return pa.concat_tables(parts)
@@ -209,10 +300,16 @@ def remove_orphans(root: Path) -> list[Path]:
     """Delete temporary files and parts that no manifest names; return what was deleted.
 
     Call it under :func:`dataset_lock` only: another writer's uncommitted parts look like
-    orphans too. Files other than ``part-*.parquet`` and temporaries are left alone.
+    orphans too. Manifest parts a compacted one supersedes go too. Files other than
+    ``part-*.parquet`` and temporaries are left alone.
     """
     referenced = _referenced_parts(read_manifest(root))
     removed: list[Path] = []
+    live = set(live_manifest_paths(root))
+    for path in _manifest_paths(root):
+        if path not in live:
+            path.unlink(missing_ok=True)
+            removed.append(path)
     for table in (*PART_TABLES, MANIFEST):
         folder = root / table
         if not folder.is_dir():
@@ -230,11 +327,12 @@ def remove_orphans(root: Path) -> list[Path]:
     return removed
 
 
-def commit_manifest(root: Path, rows: pa.Table) -> Path:
+def commit_manifest(root: Path, rows: pa.Table, supersedes: Sequence[Path] = ()) -> Path:
     """Write ``rows`` (schema FILES) as one manifest part: the commit point of their parts.
 
     The name is derived from the committed paths and digests, so the same commit is the same
-    file; the rename makes it appear whole or not at all.
+    file; the rename makes it appear whole or not at all. ``supersedes`` (compaction only):
+    manifest parts whose rows ``rows`` replaces; readers ignore them from the rename on.
     """
     rows = rows.cast(FILES)
     folder = root / MANIFEST
@@ -244,7 +342,11 @@ def commit_manifest(root: Path, rows: pa.Table) -> Path:
             rows.column("path").to_pylist(), rows.column("sha256").to_pylist(), strict=True
         )
     )
-    final = folder / part_name(stable_id(keys))
+    tag = ["compacted"] if supersedes else []
+    final = folder / part_name(stable_id([*tag, *keys]))
+    if supersedes:
+        listed = {path.name: file_sha256(path) for path in supersedes}
+        rows = rows.replace_schema_metadata({SUPERSEDES_KEY: json.dumps(listed, sort_keys=True)})
     temporary = new_temporary_path(folder)
     write_parquet(rows, temporary)
     os.replace(temporary, final)

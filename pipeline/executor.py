@@ -122,8 +122,11 @@ def _dask_executor(address: str, retries: int) -> Executor:
         from distributed import Client
     except ImportError as error:  # pragma: no cover - depends on the optional extra
         raise RuntimeError("a scheduler address needs Dask: pip install 'hilo[dask]'") from error
-    client = Client(address)
-    return _ClosingExecutor(client.get_executor(retries=retries), client.close)
+    client = Client(address)  # type: ignore[no-untyped-call]
+    return _ClosingExecutor(
+        client.get_executor(retries=retries),  # type: ignore[no-untyped-call]
+        client.close,
+    )
 
 
 class _ClosingExecutor(Executor):

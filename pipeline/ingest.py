@@ -7,8 +7,9 @@ as it completes: it renames the task's temporary parts into place and writes a m
 
 A task streams each source in blocks of a few tens of MB, so memory stays bounded whatever the
 size of a file or archive: a block is cut at the last hand start, the lines before it are parsed,
-and the bytes of the unfinished hand are carried into the next block. Rows are buffered and
-written as row groups of one Parquet part per (table, site) for the whole batch.
+and the bytes of the unfinished hand are carried into the next block. Rows are buffered (at most
+about ``flush_rows`` plus one block's rows) and written as row groups of one Parquet part per
+(table, site, month) for the whole batch.
 
 Every input file ends in the manifest, with its counts or an ``error``; every hand ends parsed,
 skipped (other game) or in ``rejects``. Nothing raises for a bad file or hand; only bad
@@ -17,6 +18,7 @@ arguments (a path that does not exist) and an unwritable output folder do.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import os
@@ -36,12 +38,13 @@ from typing import Any, BinaryIO, Literal, TypeVar
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 import parsers
 from parsers.base import ParseResult, SiteParser
 from parsers.text import UnreadableFile, decode_lines, detect_encoding
-from pipeline import dataset
+from pipeline import dataset, duplicates
 from pipeline.schema import FILES, HAND_TABLES, REJECTS
 
 __all__ = [
@@ -73,6 +76,8 @@ MAX_COMPRESSION_RATIO = 100  # hand histories compress about 10:1; bombs 1000:1
 RATIO_FREE_BYTES = 1 << 20  # small members may compress well beyond the ratio harmlessly
 REJECT_TEXT_CHARS = 4000  # text kept in a file-level reject row
 TASK_FAILED = "ingest task failed"  # a worker died or raised: the next run tries again
+_OUT_OF_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)  # fatal for the run, not one file
+_RETRIED_ERRORS = ("cannot read file", "cannot list folder")  # access may be granted later
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _EMPTY_ZIP_MAGIC = b"PK\x05\x06"
@@ -129,6 +134,7 @@ class FileOutcome:
     parsed: int = 0
     skipped: int = 0
     rejected: int = 0
+    duplicates: int = 0  # hands already stored from another file (see pipeline.duplicates)
     error: str | None = None
     parts: list[str] = field(default_factory=list)
     skipped_games: dict[str, int] = field(default_factory=dict)
@@ -153,6 +159,7 @@ class IngestSummary:
     parsed: int = 0
     skipped: int = 0
     rejected: int = 0
+    duplicates: int = 0
     already_ingested: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     parts_written: int = 0
@@ -162,7 +169,7 @@ class IngestSummary:
         """Return the one-line summary printed by the CLI."""
         return (
             f"files {self.files} · hands parsed {self.parsed} · skipped {self.skipped}"
-            f" · rejected {self.rejected}"
+            f" · rejected {self.rejected} · duplicates {self.duplicates}"
         )
 
 
@@ -200,10 +207,16 @@ def expand_inputs(
 
 
 def _folder_sources(folder: Path, shown: str, excluded: Path | None) -> Iterator[Source]:
-    def refuse(error: OSError) -> None:
-        raise InputError(f"cannot list {error.filename}: {error.strerror}")
+    unlistable: list[OSError] = []  # a folder that cannot be listed is recorded, not fatal
 
-    for directory, subfolders, names in os.walk(folder, onerror=refuse):
+    def refused_folders() -> Iterator[Source]:
+        for error in unlistable:
+            where = os.path.normpath(os.path.join(shown, os.path.relpath(error.filename, folder)))
+            yield Source(where, str(error.filename), error=f"cannot list folder: {error.strerror}")
+        unlistable.clear()
+
+    for directory, subfolders, names in os.walk(folder, onerror=unlistable.append):
+        yield from refused_folders()
         if excluded is not None and Path(directory).resolve() == excluded:
             subfolders[:] = []
             continue
@@ -223,6 +236,7 @@ def _folder_sources(folder: Path, shown: str, excluded: Path | None) -> Iterator
             if path.is_symlink():
                 shown_path = os.path.normpath(os.path.join(shown, relative, name))
                 yield Source(shown_path, str(path), error="symbolic link not followed")
+    yield from refused_folders()
 
 
 def _file_sources(path: Path, shown: str) -> list[Source]:
@@ -416,23 +430,32 @@ def ingest(
     summary = IngestSummary(dataset=root)
     with dataset.dataset_lock(root, on_wait):
         summary.orphans_removed = len(dataset.remove_orphans(root))
-        sources = _mark_known(sources, dataset.read_manifest(root), block_bytes, summary)
+        manifest = dataset.read_manifest(root)
+        summary.orphans_removed += len(duplicates.remove_orphan_keys(root, manifest))
+        guard = duplicates.DuplicateGuard(root, manifest)
+        sources = _mark_known(sources, manifest, block_bytes, summary)
+        # Absolute paths: a task may run in another working directory (a Dask worker).
         tasks = [
-            BatchTask(tuple(batch), str(root), block_bytes, flush_rows)
+            BatchTask(
+                tuple(_with_absolute_location(source) for source in batch),
+                str(root.absolute()),
+                block_bytes,
+                flush_rows,
+            )
             for batch in plan_batches(sources, batch_bytes)
         ]
         progress = _Progress(sum(source.size or 0 for source in sources), on_progress)
         if tasks and executor is not None:
-            _run_tasks(executor, tasks, root, summary, progress)
+            _run_tasks(executor, tasks, root, summary, progress, guard)
         elif len(tasks) == 1 and scheduler is None:
             # One task gains nothing from a pool but would pay its start-up (~1 s).
-            _run_tasks(_InlineExecutor(), tasks, root, summary, progress)
+            _run_tasks(_InlineExecutor(), tasks, root, summary, progress, guard)
         elif tasks:
             from pipeline.executor import make_executor
 
             own = make_executor(scheduler, workers)
             try:
-                _run_tasks(own, tasks, root, summary, progress)
+                _run_tasks(own, tasks, root, summary, progress, guard)
             except BaseException:
                 own.shutdown(wait=False, cancel_futures=True)  # do not wait on Ctrl-C
                 raise
@@ -441,6 +464,10 @@ def ingest(
         for path in root.glob("*/**/.part-*.tmp"):
             path.unlink(missing_ok=True)
     return summary
+
+
+def _with_absolute_location(source: Source) -> Source:
+    return replace(source, location=os.path.abspath(source.location))
 
 
 class _InlineExecutor(Executor):
@@ -476,18 +503,29 @@ def _run_tasks(
     root: Path,
     summary: IngestSummary,
     progress: _Progress,
+    guard: duplicates.DuplicateGuard | None = None,
 ) -> None:
-    """Submit every task, and commit each result as soon as it arrives."""
-    futures = {executor.submit(ingest_batch, task): task for task in tasks}
+    """Submit every task, and commit the results in task order as they arrive.
+
+    In order, so that which copy of a hand found in two files is kept (the first committed)
+    depends on the inputs only, not on which worker finishes first.
+    """
+    futures = {executor.submit(ingest_batch, task): number for number, task in enumerate(tasks)}
+    finished: dict[int, BatchResult] = {}
+    next_commit = 0
     try:
         for future in as_completed(futures):
-            task = futures[future]
+            number = futures[future]
             try:
-                result = future.result()
+                finished[number] = future.result()
             except Exception as error:  # a crashed task fails its own files only
-                result = _failed_batch(task.sources, root, error)
-            _commit(root, result, summary)
-            progress.advance(sum(source.size or 0 for source in task.sources))
+                if isinstance(error, OSError) and error.errno in _OUT_OF_SPACE:
+                    raise  # every later task would fail too: stop, committed work stays
+                finished[number] = _failed_batch(tasks[number].sources, root, error)
+            while next_commit in finished:
+                _commit(root, finished.pop(next_commit), summary, guard)
+                progress.advance(sum(source.size or 0 for source in tasks[next_commit].sources))
+                next_commit += 1
     except BaseException:
         for future in futures:
             future.cancel()
@@ -508,7 +546,8 @@ def _mark_known(
         strict=True,
     ):
         if digest is None:
-            if not (error or "").startswith(TASK_FAILED):
+            # Failed tasks and permission errors may pass: the next run tries those again.
+            if not (error or "").startswith((TASK_FAILED, *_RETRIED_ERRORS)):
                 refused.add((path, size))
         elif size is not None:
             digests_by_size.setdefault(size % (1 << 32), set()).add(digest)
@@ -533,8 +572,15 @@ def _mark_known(
     return marked
 
 
-def _commit(root: Path, result: BatchResult, summary: IngestSummary) -> None:
+def _commit(
+    root: Path,
+    result: BatchResult,
+    summary: IngestSummary,
+    guard: duplicates.DuplicateGuard | None = None,
+) -> None:
     """Publish a task's parts, then its manifest rows (the commit point)."""
+    # Hands already stored leave the temporary parts first; the key index part joins the moves.
+    settled = guard.settle(result.moves, result.files) if guard is not None else None
     for temporary, final in result.moves:
         target = root / final
         os.replace(temporary, target)
@@ -544,6 +590,8 @@ def _commit(root: Path, result: BatchResult, summary: IngestSummary) -> None:
     summary.already_ingested += len(result.files) - len(recorded)
     if recorded:
         dataset.commit_manifest(root, _manifest_rows(recorded))
+    if guard is not None and settled is not None:
+        guard.committed(settled, recorded)
     summary.parts_written += len(result.moves)
     for outcome in recorded:
         summary.files += 1
@@ -551,6 +599,7 @@ def _commit(root: Path, result: BatchResult, summary: IngestSummary) -> None:
         summary.parsed += outcome.parsed
         summary.skipped += outcome.skipped
         summary.rejected += outcome.rejected
+        summary.duplicates += outcome.duplicates
         if outcome.error is not None:
             summary.errors.append((outcome.path, outcome.error))
 
@@ -567,6 +616,7 @@ def _manifest_rows(outcomes: Sequence[FileOutcome]) -> pa.Table:
                 "hands": outcome.parsed,
                 "skipped": outcome.skipped,
                 "rejected": outcome.rejected,
+                "duplicates": outcome.duplicates,
                 "error": outcome.error,
                 "parts": sorted(outcome.parts),
                 "ingested_at": ingested_at,
@@ -954,10 +1004,46 @@ def _account(
     outcome.rejected += result.rejected
     for game, count in result.skipped_games.items():
         outcome.skipped_games[game] = outcome.skipped_games.get(game, 0) + count
-    for table in dataset.PART_TABLES:
-        rows = result.tables.get(table)
-        if rows is not None and rows.num_rows:
-            sink.add(index, table, parser.site, _conform(rows, table))
+    for month, tables in _split_by_month(result.tables):
+        for table in dataset.PART_TABLES:
+            rows = tables.get(table)
+            if rows is not None and rows.num_rows:
+                sink.add(index, table, parser.site, _conform(rows, table), month)
+
+
+def _split_by_month(tables: dict[str, pa.Table]) -> list[tuple[str | None, dict[str, pa.Table]]]:
+    """Split a parse result's tables by the month their hands started in.
+
+    Rows of the other hand tables go with their hand (looked up by ``hand_id``; a row whose
+    hand is missing goes to the null month). ``rejects`` have no month. Row order is kept.
+    """
+    undated = {table: rows for table, rows in tables.items() if table not in dataset.DATED_TABLES}
+    pieces: list[tuple[str | None, dict[str, pa.Table]]] = [(None, undated)] if undated else []
+    dated = {table: rows for table, rows in tables.items() if table in dataset.DATED_TABLES}
+    hands = dated.get("hands")
+    if hands is None or hands.num_rows == 0:
+        if dated:
+            pieces.append((dataset.NULL_PARTITION, dated))
+        return pieces
+    months = dataset.month_of(hands.column("started_at"))
+    distinct = pc.unique(months).to_pylist()
+    if len(distinct) == 1:  # the usual case: a block of hands within one month
+        pieces.append((distinct[0], dated))
+        return pieces
+    month_of_row = {"hands": months}
+    for table, rows in dated.items():
+        if table != "hands":
+            position = pc.index_in(rows.column("hand_id"), value_set=hands.column("hand_id"))
+            month_of_row[table] = pc.fill_null(pc.take(months, position), dataset.NULL_PARTITION)
+    for month in sorted(set(distinct) | {dataset.NULL_PARTITION}):
+        selected = {
+            table: rows.filter(pc.equal(month_of_row[table], month))
+            for table, rows in dated.items()
+        }
+        selected = {table: rows for table, rows in selected.items() if rows.num_rows}
+        if selected:
+            pieces.append((month, selected))
+    return pieces
 
 
 def _parse_resilient(
@@ -1175,8 +1261,16 @@ class _RatioGuard:
 # Writing parts
 
 
+_PartKey = tuple[str, str | None, str | None]  # (table, site, month)
+
+
+def _sort_key(key: _PartKey) -> tuple[str, str, str]:
+    return key[0], key[1] or "", key[2] or ""
+
+
 class _PartSink:
-    """Buffered rows of one task, written as one temporary Parquet file per (table, site).
+    """Buffered rows of one task, written as one temporary Parquet file per (table, site,
+    month).
 
     Rows are kept in arrival order (the sources' order, then the file order within each), and
     the buffer is written as row groups whenever it holds ``flush_rows`` rows.
@@ -1185,19 +1279,25 @@ class _PartSink:
     def __init__(self, root: Path, flush_rows: int) -> None:
         self._root = root
         self._flush_rows = flush_rows
-        self._pending: list[tuple[int, str, str | None, pa.Table]] = []
+        self._pending: list[tuple[int, _PartKey, pa.Table]] = []
         self._pending_rows = 0
-        self._writers: dict[tuple[str, str | None], tuple[pq.ParquetWriter, Path]] = {}
-        self._touched: dict[int, set[tuple[str, str | None]]] = {}
+        self.peak_pending_rows = 0  # the most rows ever buffered (for tests and benchmarks)
+        self._writers: dict[_PartKey, tuple[pq.ParquetWriter, Path]] = {}
+        self._touched: dict[int, set[_PartKey]] = {}
         self._flushed: set[int] = set()
 
-    def add(self, index: int, table: str, site: str | None, rows: pa.Table) -> None:
-        """Buffer ``rows`` of ``table`` from source ``index``."""
+    def add(
+        self, index: int, table: str, site: str | None, rows: pa.Table, month: str | None = None
+    ) -> None:
+        """Buffer ``rows`` of ``table`` from source ``index`` (``month``: see
+        :func:`pipeline.dataset.partition_directory`)."""
         if rows.num_rows == 0:
             return
-        self._pending.append((index, table, site, rows))
+        key = (table, site, month)
+        self._pending.append((index, key, rows))
         self._pending_rows += rows.num_rows
-        self._touched.setdefault(index, set()).add((table, site))
+        self.peak_pending_rows = max(self.peak_pending_rows, self._pending_rows)
+        self._touched.setdefault(index, set()).add(key)
 
     def touched(self, index: int) -> bool:
         """Whether source ``index`` has rows in this sink."""
@@ -1210,7 +1310,7 @@ class _PartSink:
     def discard(self, index: int) -> None:
         """Drop the buffered rows of source ``index`` (none of them was written)."""
         self._pending = [entry for entry in self._pending if entry[0] != index]
-        self._pending_rows = sum(entry[3].num_rows for entry in self._pending)
+        self._pending_rows = sum(entry[2].num_rows for entry in self._pending)
         self._touched.pop(index, None)
 
     def flush_if_full(self) -> None:
@@ -1219,42 +1319,47 @@ class _PartSink:
             self._flush()
 
     def _flush(self) -> None:
-        grouped: dict[tuple[str, str | None], list[pa.Table]] = {}
-        for index, table, site, rows in self._pending:
-            grouped.setdefault((table, site), []).append(rows)
+        grouped: dict[_PartKey, list[pa.Table]] = {}
+        for index, key, rows in self._pending:
+            grouped.setdefault(key, []).append(rows)
             self._flushed.add(index)
-        for key in sorted(grouped, key=lambda key: (key[0], key[1] or "")):
-            writer = self._writer(*key)
+        for key in sorted(grouped, key=_sort_key):
+            writer = self._writer(key)
             # One chunk per column: page boundaries must not depend on how rows were chunked.
             writer.write_table(pa.concat_tables(grouped[key]).combine_chunks())
         self._pending = []
         self._pending_rows = 0
 
-    def _writer(self, table: str, site: str | None) -> pq.ParquetWriter:
-        if (table, site) not in self._writers:
-            directory = self._root / dataset.partition_directory(table, site)
+    def _writer(self, key: _PartKey) -> pq.ParquetWriter:
+        if key not in self._writers:
+            directory = self._root / dataset.partition_directory(*key)
             path = dataset.new_temporary_path(directory)
+            table = key[0]
             schema = HAND_TABLES[table] if table in HAND_TABLES else REJECTS
             writer = pq.ParquetWriter(path, schema, **dataset.PARQUET_OPTIONS)
-            self._writers[(table, site)] = (writer, path)
-        return self._writers[(table, site)][0]
+            self._writers[key] = (writer, path)
+        return self._writers[key][0]
 
     def parts_of(self, index: int, part_id: str) -> list[str]:
         """Return the final relative paths of the parts holding rows of source ``index``."""
         return sorted(
-            f"{dataset.partition_directory(table, site)}/{dataset.part_name(part_id)}"
-            for table, site in self._touched.get(index, ())
+            f"{dataset.partition_directory(*key)}/{dataset.part_name(part_id)}"
+            for key in self._touched.get(index, ())
         )
 
     def close(self, part_id: str) -> list[tuple[str, str]]:
         """Write what is buffered, close the files; return (temporary, final) path pairs."""
-        self._flush()
         moves = []
-        for (table, site), (writer, path) in self._writers.items():
-            writer.close()
-            dataset.fsync_file(path)
-            final = f"{dataset.partition_directory(table, site)}/{dataset.part_name(part_id)}"
-            moves.append((str(path), final))
+        try:
+            self._flush()
+            for key, (writer, path) in self._writers.items():
+                writer.close()
+                dataset.fsync_file(path)
+                final = f"{dataset.partition_directory(*key)}/{dataset.part_name(part_id)}"
+                moves.append((str(path), final))
+        except BaseException:  # a full disk, say: leave no open writer or temporary file
+            self.abort()
+            raise
         self._writers = {}
         return sorted(moves, key=lambda move: move[1])
 
@@ -1263,6 +1368,8 @@ class _PartSink:
         for writer, path in self._writers.values():
             try:
                 writer.close()
+            except OSError:  # e.g. a full disk: the file is deleted anyway
+                writer.is_open = False  # or its __del__ retries and prints a traceback
             finally:
                 path.unlink(missing_ok=True)
         self._writers = {}

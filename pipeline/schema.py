@@ -147,6 +147,7 @@ FILES = pa.schema(
         ("hands", pa.int64()),
         ("skipped", pa.int64()),
         ("rejected", pa.int64()),
+        ("duplicates", pa.int64()),  # hands stored already from another file (not stored again)
         ("error", pa.string()),  # why a whole file could not be read; null when it was
         ("parts", pa.list_(pa.string())),  # dataset files this input contributed rows to
         ("ingested_at", pa.timestamp("us", tz="UTC")),

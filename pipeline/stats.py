@@ -71,6 +71,9 @@ CHUNKED_TABLES = ("hands", "seats", "actions", "collections", "showdowns")
 # Models stored as tables: the per hand and player facts, the one expensive model.
 MATERIALISED = "fct_"
 CHUNK_HANDS = int(os.environ.get("HILO_STATS_CHUNK_HANDS", "250000"))
+# DuckDB's own share of a 1 GiB process (Python, Arrow and polars take the rest); beyond it
+# large sorts and joins spill to the temporary folder. ``$HILO_DUCKDB_MEMORY`` overrides it.
+DEFAULT_MEMORY_LIMIT = "640MiB"
 FINGERPRINT_VERSION = "hilo-stats-1"
 # The columns `compute_stats` returns unless ``counts=True`` (which adds every numerator and
 # denominator); ``group_value`` is renamed after the ``by`` dimension.
@@ -218,8 +221,14 @@ def _materialise(
     and the hash tables stay small; the result is the same rows as one pass over everything.
     Runs inside the caller's transaction, so a failure leaves the previous table.
     """
-    connection.execute(f"drop view if exists {stem}")
-    connection.execute(f"drop table if exists {stem}")
+    # DuckDB refuses "drop view if exists" on a table (and the reverse): ask what it is.
+    existing = connection.execute(
+        "select table_type from information_schema.tables"
+        " where table_schema = 'main' and table_name = ?",
+        [stem],
+    ).fetchall()
+    if existing:
+        connection.execute(f"drop {'view' if existing[0][0] == 'VIEW' else 'table'} {stem}")
     chunks = sources.chunks(chunk_hands or CHUNK_HANDS)
     if len(chunks) <= 1:
         connection.execute(f"create table {stem} as\n{body}")
@@ -267,8 +276,11 @@ class Sources:
                 )
                 relation.create_view(view, replace=True)
             elif paths:
+                # The dataset's tables hold every column in their files; reading their folder
+                # names too would add ``month`` and break on mixed layouts (see dataset.py).
+                hive = "true" if view in AUDIT_TABLES else "false"
                 relation = connection.sql(
-                    "select * from read_parquet(?, hive_partitioning = true)", params=[paths]
+                    f"select * from read_parquet(?, hive_partitioning = {hive})", params=[paths]
                 )
                 relation.create_view(view, replace=True)
             else:
@@ -278,9 +290,13 @@ class Sources:
         """Part file names grouped into chunks of about ``hands_per_chunk`` hands."""
         import pyarrow.parquet as pq
 
-        sizes = sorted(
-            (Path(path).name, pq.read_metadata(path).num_rows) for path in self.paths["hands"]
-        )
+        # One part id has a file in every (site, month) folder its batch touched: count them
+        # together, so that a chunk boundary never splits them.
+        rows_of: dict[str, int] = {}
+        for path in self.paths["hands"]:
+            name = Path(path).name
+            rows_of[name] = rows_of.get(name, 0) + pq.read_metadata(path).num_rows
+        sizes = sorted(rows_of.items())
         chunks: list[set[str]] = []
         current: set[str] = set()
         rows = 0
@@ -309,22 +325,24 @@ class Sources:
 
 def _manifest_parts(dataset: Path) -> dict[str, list[str]]:
     """Committed part files per table, absolute paths, in name order."""
-    from pipeline.dataset import read_manifest
+    import pyarrow.parquet as pq
+
+    from pipeline.dataset import live_manifest_paths
 
     parts: dict[str, list[str]] = {table: [] for table in SOURCE_TABLES}
-    manifest = read_manifest(dataset)
+    # One snapshot: the manifest parts are listed once, and only the parts those name are
+    # read. A commit landing meanwhile is then in neither view (``files`` would otherwise
+    # count hands that ``hands`` does not have).
+    manifest_paths = live_manifest_paths(dataset)
     referenced: set[str] = set()
-    for listed in manifest.column("parts").to_pylist():
-        referenced.update(listed or ())
+    for path in manifest_paths:
+        for listed in pq.read_table(path, columns=["parts"]).column("parts").to_pylist():
+            referenced.update(listed or ())
     for relative in sorted(referenced):
         table = relative.split("/", 1)[0]
         if table in parts and (dataset / relative).is_file():
             parts[table].append(str((dataset / relative).resolve()))
-    manifest_folder = dataset / "files"
-    if manifest_folder.is_dir():
-        parts["files"] = sorted(
-            str(path.resolve()) for path in manifest_folder.glob("part-*.parquet")
-        )
+    parts["files"] = sorted(str(path.resolve()) for path in manifest_paths)
     return parts
 
 
@@ -388,23 +406,27 @@ def connect(
 ) -> duckdb.DuckDBPyConnection:
     """Open DuckDB with hilo's session settings: UTC, a memory limit and a spill folder.
 
-    ``memory_limit`` defaults to ``$HILO_DUCKDB_MEMORY`` or DuckDB's own default (80 % of RAM);
+    ``memory_limit`` defaults to ``$HILO_DUCKDB_MEMORY`` or `DEFAULT_MEMORY_LIMIT`;
     ``temp_directory`` (where large sorts and joins spill) to ``$HILO_DUCKDB_TEMP`` or a
-    ``hilo-duckdb`` folder in the system's temporary directory.
+    ``hilo-duckdb`` folder in the system's temporary directory; ``threads`` to
+    ``$HILO_DUCKDB_THREADS`` or the cores this process may run on.
     """
     import duckdb
 
+    from pipeline.executor import default_workers
+
     config: dict[str, Any] = {}
-    memory = memory_limit or os.environ.get("HILO_DUCKDB_MEMORY")
-    if memory:
-        config["memory_limit"] = memory
+    config["memory_limit"] = (
+        memory_limit or os.environ.get("HILO_DUCKDB_MEMORY") or DEFAULT_MEMORY_LIMIT
+    )
     spill = temp_directory or os.environ.get("HILO_DUCKDB_TEMP")
     if spill is None:
         spill = Path(tempfile.gettempdir()) / "hilo-duckdb"
     Path(spill).mkdir(parents=True, exist_ok=True)
     config["temp_directory"] = str(spill)
-    if threads:
-        config["threads"] = threads
+    config["threads"] = (
+        threads or int(os.environ.get("HILO_DUCKDB_THREADS", "0")) or default_workers()
+    )
     connection = duckdb.connect(str(database), read_only=read_only, config=config)
     connection.execute("set TimeZone = 'UTC'")
     connection.execute("set enable_progress_bar = false")

@@ -81,21 +81,40 @@ def test_tables_agree_with_the_manifest(stars_dataset: Path) -> None:
         assert set(rows.column("hand_id").to_pylist()) <= hand_ids
     # Every part a manifest row names exists, and there is no other part.
     named = {part for parts in files.column("parts").to_pylist() for part in parts}
-    assert named == set(part_files(stars_dataset))
+    index = {part for part in named if part.startswith("hand_keys/")}  # pipeline.duplicates
+    assert all((stars_dataset / part).is_file() for part in index) and index
+    assert named - index == set(part_files(stars_dataset))
 
 
-def test_layout_is_hive_partitioned_by_site(stars_dataset: Path) -> None:
+def test_layout_is_hive_partitioned_by_site_and_month(stars_dataset: Path) -> None:
+    # Each hand lies in the folder of the month it started in (UTC), its other rows with it.
+    month_of_hand = {}
+    for path in (stars_dataset / "hands").glob("site=pokerstars/month=*/part-*.parquet"):
+        month = path.parent.name.removeprefix("month=")
+        for hand in pq.read_table(path).to_pylist():
+            assert hand["started_at"].strftime("%Y-%m") == month, hand["hand_id"]
+            month_of_hand[hand["hand_id"]] = month
+    assert len(month_of_hand) == dataset.read_table(stars_dataset, "hands").num_rows
     for table in ("hands", "seats", "actions", "collections", "showdowns"):
-        parts = list((stars_dataset / table).glob("site=pokerstars/part-*.parquet"))
-        assert len(parts) == 1, table
-        assert pq.read_schema(parts[0]).equals(TABLES[table], check_metadata=False), table
+        parts = list((stars_dataset / table).glob("site=pokerstars/month=*/part-*.parquet"))
+        assert parts, table
+        assert not list((stars_dataset / table).glob("site=pokerstars/part-*.parquet")), table
+        for path in parts:
+            assert pq.read_schema(path).equals(TABLES[table], check_metadata=False), table
+            month = path.parent.name.removeprefix("month=")
+            hand_ids = set(pq.read_table(path, columns=["hand_id"]).column(0).to_pylist())
+            assert {month_of_hand[hand_id] for hand_id in hand_ids} == {month}, path
+    assert not list((stars_dataset / "rejects").glob("site=*/month=*"))
 
 
 def test_rows_keep_source_order_within_a_part(stars_dataset: Path) -> None:
-    hands = dataset.read_table(stars_dataset, "hands").to_pylist()
     order = {str(path): index for index, path in enumerate(manifest_by_path(stars_dataset))}
-    keys = [(order[row["source_file"]], row["source_offset"]) for row in hands]
-    assert keys == sorted(keys)
+    parts = sorted((stars_dataset / "hands").rglob("part-*.parquet"))
+    assert parts
+    for path in parts:
+        hands = pq.read_table(path).to_pylist()
+        keys = [(order[row["source_file"]], row["source_offset"]) for row in hands]
+        assert keys == sorted(keys), path
 
 
 # --- idempotency and determinism --------------------------------------------------------
@@ -543,3 +562,111 @@ def test_ingest_on_a_dask_cluster(tmp_path: Path, stars_files: list[Path]) -> No
     with distributed.LocalCluster(processes=False, dashboard_address=None) as cluster:
         ingest(stars_files, remote, scheduler=cluster.scheduler_address, batch_bytes=20_000)
     assert part_files(local) == part_files(remote)
+
+
+# --- bounded memory and the month partitions (issue 9) ---------------------------------------
+
+
+def test_a_task_holds_a_bounded_number_of_rows(
+    tmp_path: Path, replicated_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    peaks: list[int] = []
+    close = ingest_module._PartSink.close
+
+    def recording_close(sink: Any, part_id: str) -> list[tuple[str, str]]:
+        peaks.append(sink.peak_pending_rows)
+        return close(sink, part_id)
+
+    monkeypatch.setattr(ingest_module._PartSink, "close", recording_close)
+    block_bytes, flush_rows = 16 << 10, 300
+    root = tmp_path / "dataset"
+    with ThreadPoolExecutor(1) as executor:  # in this process, so the patch applies
+        ingest(
+            [replicated_file],
+            root,
+            executor=executor,
+            block_bytes=block_bytes,
+            flush_rows=flush_rows,
+        )
+    rows = sum(dataset.read_table(root, table).num_rows for table in dataset.PART_TABLES)
+    # A row comes from at least one line of text, and a line is over 10 bytes: one block adds
+    # at most block_bytes / 10 rows to the buffer before it is flushed.
+    assert len(peaks) == 1 and peaks[0] <= flush_rows + block_bytes // 10
+    assert rows > 4 * peaks[0]
+    for path in (root / "actions").rglob("part-*.parquet"):
+        metadata = pq.read_metadata(path)
+        assert metadata.num_row_groups > 1
+        for index in range(metadata.num_row_groups):
+            assert metadata.row_group(index).num_rows <= peaks[0]
+
+
+def test_rows_go_to_the_month_of_their_hand() -> None:
+    import datetime as dt
+
+    import pyarrow as pa
+
+    from pipeline.schema import HAND_TABLES
+
+    def at(month: int) -> dt.datetime:
+        return dt.datetime(2009, month, 28, 23, 59, tzinfo=dt.UTC)
+
+    hands = pa.Table.from_pylist(
+        [
+            {"site": "s", "hand_id": "1", "started_at": at(6)},
+            {"site": "s", "hand_id": "2", "started_at": at(7)},
+            {"site": "s", "hand_id": "3", "started_at": None},
+            {"site": "s", "hand_id": "4", "started_at": at(6)},
+        ],
+        schema=pa.schema(
+            [HAND_TABLES["hands"].field(name) for name in ("site", "hand_id", "started_at")]
+        ),
+    )
+    seats = pa.Table.from_pylist(
+        [
+            {"hand_id": hand_id, "seat": seat}
+            for hand_id, seat in [("4", 1), ("1", 1), ("2", 1), ("1", 2), ("3", 1), ("9", 1)]
+        ]
+    )
+    rejects = pa.Table.from_pylist([{"hand_id": "x"}])
+    pieces = ingest_module._split_by_month({"hands": hands, "seats": seats, "rejects": rejects})
+    got = {
+        month: {table: rows.to_pylist() for table, rows in tables.items()}
+        for month, tables in pieces
+    }
+    null = dataset.NULL_PARTITION
+    assert set(got) == {None, "2009-06", "2009-07", null}
+    assert got[None] == {"rejects": [{"hand_id": "x"}]}
+    assert [row["hand_id"] for row in got["2009-06"]["hands"]] == ["1", "4"]
+    assert got["2009-06"]["seats"] == [
+        {"hand_id": "4", "seat": 1},
+        {"hand_id": "1", "seat": 1},
+        {"hand_id": "1", "seat": 2},
+    ]
+    assert got["2009-07"]["seats"] == [{"hand_id": "2", "seat": 1}]
+    # No start time, or no hand at all: the null month, never lost.
+    assert got[null]["seats"] == [{"hand_id": "3", "seat": 1}, {"hand_id": "9", "seat": 1}]
+    assert [row["hand_id"] for row in got[null]["hands"]] == ["3"]
+    assert sum(len(tables.get("seats", [])) for tables in got.values()) == seats.num_rows
+
+
+def test_tasks_get_absolute_paths(
+    tmp_path: Path, stars_files: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A Dask worker runs in its own working directory: relative paths would point elsewhere.
+    shutil.copy(stars_files[0], tmp_path / "hands.txt")
+    monkeypatch.chdir(tmp_path)
+    tasks: list[ingest_module.BatchTask] = []
+
+    class Recording(Executor):
+        def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+            tasks.append(args[0])
+            future: Future[Any] = Future()
+            future.set_result(fn(*args, **kwargs))
+            return future
+
+    summary = ingest(["hands.txt"], "dataset", executor=Recording())
+    assert summary.parsed > 0 and tasks
+    for task in tasks:
+        assert task.root == str(tmp_path / "dataset")
+        assert [source.location for source in task.sources] == [str(tmp_path / "hands.txt")]
+        assert [source.path for source in task.sources] == ["hands.txt"]  # recorded as given
