@@ -28,15 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pipeline.generate.betting import (
-    BET,
-    CALL,
-    CHECK,
-    FOLD,
-    POST_ANTE,
-    POST_SMALL_BLIND,
-    RAISE,
-)
+from pipeline.generate.betting import BET, CALL, CHECK, FOLD, RAISE
 from pipeline.generate.pokerstars_text import (
     CARD_TEXT,
     HIGH_TEXT,
@@ -47,7 +39,17 @@ from pipeline.generate.pokerstars_text import (
 )
 from pipeline.generate.showdown import HALF_HIGH, HALF_LOW, take_rake
 from pipeline.generate.simulate import HandRecord
-from pipeline.generate.site_text import SessionLines, grouped, printed_payments
+from pipeline.generate.site_text import (
+    Action,
+    SessionLines,
+    append_betting,
+    append_run_out,
+    blind_word,
+    buy_in_parts,
+    grouped,
+    opening_posts,
+    printed_payments,
+)
 
 __all__ = ["SessionText", "file_name", "hand_id_text", "render_hand"]
 
@@ -78,10 +80,7 @@ def chips(amount: int) -> str:
 def _tournament_name(buy_in: str) -> str:
     """``$1.08+$0.27+$0.15 USD`` → ``$1.35 + $0.15 Sit & Go``: prize pool and bounty, then the
     fee."""
-    parts = []
-    for part in buy_in.split()[0].split("+"):
-        whole, _, rest = part.lstrip("$").partition(".")
-        parts.append(int(whole) * 100 + int(rest or 0))
+    parts = buy_in_parts(buy_in)
     fee = parts[1] if len(parts) == 3 else parts[-1]
     return f"{dollars(sum(parts) - fee)} + {dollars(fee)} Sit & Go"
 
@@ -126,51 +125,25 @@ def render_hand(hand: HandRecord, lines: list[str]) -> None:
     table = hand.table
     money = chips if table.is_tournament else dollars
     names = hand.players
-    seats = hand.player_seats
     append = lines.append
     append(_header(hand))
     for seat, name, stack, sitting_out in hand.seats:
         append(f"Seat {seat}: {name} ({money(stack)}){', is sitting out' * sitting_out}")
-    actions = hand.actions
-    posts = 0
-    while posts < len(actions) and actions[posts][2] <= POST_ANTE:
-        posts += 1
-    antes = sorted((a for a in actions[:posts] if a[2] == POST_ANTE), key=lambda a: seats[a[1]])
+    posts, antes, blinds = opening_posts(hand)
     for _, player, _, amount, _, all_in, _ in antes:
         append(f"{names[player]} antes {money(amount)}{ALL_IN[all_in]}")
-    blind_posters: set[int] = set()
-    for _, player, kind, amount, _, all_in, _ in actions[:posts]:
-        if kind != POST_ANTE:
-            blind = "small" if kind == POST_SMALL_BLIND else "big"
-            append(f"{names[player]} posts the {blind} blind of {money(amount)}{ALL_IN[all_in]}")
-            blind_posters.add(player)
+    for _, player, kind, amount, _, all_in, _ in blinds:
+        append(
+            f"{names[player]} posts the {blind_word(kind)} blind of {money(amount)}{ALL_IN[all_in]}"
+        )
+    blind_posters = {action[1] for action in blinds}
     append(f"The button is in seat #{hand.button_seat}")
     append("*** HOLE CARDS ***")
     if hand.hero >= 0:
         append(f"Dealt to {names[hand.hero]} [{_hole_text(hand.holes[hand.hero])}]")
     board = [CARD_TEXT[card] for card in hand.board]
-    street = 0
-    for action_street, player, kind, amount, to_amount, all_in, _ in actions[posts:]:
-        while action_street > street:
-            street += 1
-            append(_street_marker(street, board))
-        name = names[player]
-        if kind == CALL:
-            append(f"{name} calls {money(amount)}{ALL_IN[all_in]}")
-        elif kind == CHECK:
-            append(f"{name} checks")
-        elif kind == FOLD:
-            append(f"{name} folds")
-        elif kind == RAISE:
-            append(f"{name} raises to {money(to_amount)}{ALL_IN[all_in]}")
-        elif kind == BET:
-            append(f"{name} bets {money(amount)}{ALL_IN[all_in]}")
-        else:
-            append(f"Uncalled bet of {money(amount)} returned to {name}")
-    last_street = (0, 0, 0, 1, 2, 3)[hand.board_shown]
-    while street < last_street:
-        street += 1
-        append(_street_marker(street, board))
+    street = append_betting(hand, posts, board, money, _street_marker, _action_line, lines)
+    append_run_out(hand, street, board, _street_marker, lines)
     hole_texts = [""] * len(names)
     payments = printed_payments(hand, UNIT)
     if hand.showdown:
@@ -216,6 +189,21 @@ def render_hand(hand: HandRecord, lines: list[str]) -> None:
     if hand.board_shown:
         append(f"Board: [{' '.join(board[: hand.board_shown])}]")
     _summary_seats(hand, money, blind_posters, hole_texts, lines)
+
+
+def _action_line(name: str, action: Action, money: Callable[[int], str]) -> str:
+    _, _, kind, amount, to_amount, all_in, _ = action
+    if kind == CALL:
+        return f"{name} calls {money(amount)}{ALL_IN[all_in]}"
+    if kind == CHECK:
+        return f"{name} checks"
+    if kind == FOLD:
+        return f"{name} folds"
+    if kind == RAISE:
+        return f"{name} raises to {money(to_amount)}{ALL_IN[all_in]}"
+    if kind == BET:
+        return f"{name} bets {money(amount)}{ALL_IN[all_in]}"
+    return f"Uncalled bet of {money(amount)} returned to {name}"
 
 
 def _pot_name(pot_index: int, pot_count: int) -> str:

@@ -21,29 +21,34 @@ layout — the hi-only samples in ``jejellyroll-fr/fpdb-3`` and the imitation in
 
 from __future__ import annotations
 
-from pipeline.generate.betting import (
-    BET,
-    CALL,
-    CHECK,
-    FOLD,
-    POST_ANTE,
-    POST_SMALL_BLIND,
-    RAISE,
-)
+from collections.abc import Callable
+
+from pipeline.generate.betting import BET, CALL, CHECK, FOLD, RAISE
 from pipeline.generate.pokerstars_text import (
     ALL_IN,
     CARD_TEXT,
     HIGH_TEXT,
     HIGH_TEXT_WITH_KICKERS,
     LIMIT_NAMES,
-    TWO_DIGITS,
     _description,
     _hole_text,
     _street_marker,
     _summary_seats,
 )
 from pipeline.generate.simulate import HandRecord
-from pipeline.generate.site_text import SessionLines, grouped, printed_payments, utc
+from pipeline.generate.site_text import (
+    Action,
+    SessionLines,
+    append_betting,
+    append_run_out,
+    blind_word,
+    buy_in_parts,
+    grouped,
+    opening_posts,
+    printed_payments,
+    utc,
+    utc_stamp,
+)
 
 __all__ = ["SessionText", "file_name", "hand_id_text", "render_hand"]
 
@@ -75,15 +80,6 @@ def hand_id_text(hand: HandRecord) -> str:
     return f"{'TM' if hand.table.is_tournament else 'OM'}{hand.hand_id}"
 
 
-def _time(hand: HandRecord) -> str:
-    moment = utc(hand.started_at)
-    two = TWO_DIGITS
-    return (
-        f"{moment.year}/{two[moment.month]}/{two[moment.day]}"
-        f" {two[moment.hour]}:{two[moment.minute]}:{two[moment.second]}"
-    )
-
-
 def _header(hand: HandRecord) -> str:
     table = hand.table
     stakes = hand.stakes
@@ -93,19 +89,16 @@ def _header(hand: HandRecord) -> str:
         return (
             f"Poker Hand #{hand_id_text(hand)}: Tournament #{table.tournament_id},"
             f" {_tournament_name(table.buy_in)} {game} - Level{hand.level} ({low}/{high})"
-            f" - {_time(hand)}"
+            f" - {utc_stamp(hand.started_at)}"
         )
     low, high = dollars(stakes.header_low), dollars(stakes.header_high)
-    return f"Poker Hand #{hand_id_text(hand)}: {game} ({low}/{high}) - {_time(hand)}"
+    return f"Poker Hand #{hand_id_text(hand)}: {game} ({low}/{high}) - {utc_stamp(hand.started_at)}"
 
 
 def _tournament_name(buy_in: str) -> str:
     """``$1.08+$0.27+$0.15 USD`` → ``$1.50 Sit & Go`` (GGPoker names tournaments by
     their full price)."""
-    cents = 0
-    for part in buy_in.split()[0].split("+"):
-        whole, _, rest = part.lstrip("$").partition(".")
-        cents += int(whole) * 100 + int(rest or 0)
+    cents = sum(buy_in_parts(buy_in))
     return f"${cents // 100}.{cents % 100:02d} Sit & Go"
 
 
@@ -114,25 +107,17 @@ def render_hand(hand: HandRecord, lines: list[str]) -> None:
     table = hand.table
     money = chips if table.is_tournament else dollars
     names = hand.players
-    seats = hand.player_seats
     append = lines.append
     append(_header(hand))
     append(f"Table '{table.name}' {table.max_seats}-max Seat #{hand.button_seat} is the button")
     for seat, name, stack, sitting_out in hand.seats:
         append(f"Seat {seat}: {name} ({money(stack)} in chips){' is sitting out' * sitting_out}")
-    actions = hand.actions
-    posts = 0
-    while posts < len(actions) and actions[posts][2] <= POST_ANTE:
-        posts += 1
-    antes = sorted((a for a in actions[:posts] if a[2] == POST_ANTE), key=lambda a: seats[a[1]])
+    posts, antes, blinds = opening_posts(hand)
     for _, player, _, amount, _, all_in, _ in antes:
         append(f"{names[player]}: posts the ante {money(amount)}{ALL_IN[all_in]}")
-    blind_posters: set[int] = set()
-    for _, player, kind, amount, _, all_in, _ in actions[:posts]:
-        if kind != POST_ANTE:
-            blind = "small" if kind == POST_SMALL_BLIND else "big"
-            append(f"{names[player]}: posts {blind} blind {money(amount)}{ALL_IN[all_in]}")
-            blind_posters.add(player)
+    for _, player, kind, amount, _, all_in, _ in blinds:
+        append(f"{names[player]}: posts {blind_word(kind)} blind {money(amount)}{ALL_IN[all_in]}")
+    blind_posters = {action[1] for action in blinds}
     append("*** HOLE CARDS ***")
     hole_texts = [""] * len(names)
     for player, name in enumerate(names):
@@ -142,24 +127,7 @@ def render_hand(hand: HandRecord, lines: list[str]) -> None:
         else:
             append(f"Dealt to {name}")
     board = [CARD_TEXT[card] for card in hand.board]
-    street = 0
-    for action_street, player, kind, amount, to_amount, all_in, raised_by in actions[posts:]:
-        while action_street > street:
-            street += 1
-            append(_street_marker(street, board))
-        name = names[player]
-        if kind == CALL:
-            append(f"{name}: calls {money(amount)}{ALL_IN[all_in]}")
-        elif kind == CHECK:
-            append(f"{name}: checks")
-        elif kind == FOLD:
-            append(f"{name}: folds")
-        elif kind == RAISE:
-            append(f"{name}: raises {money(raised_by)} to {money(to_amount)}{ALL_IN[all_in]}")
-        elif kind == BET:
-            append(f"{name}: bets {money(amount)}{ALL_IN[all_in]}")
-        else:
-            append(f"Uncalled bet ({money(amount)}) returned to {name}")
+    street = append_betting(hand, posts, board, money, _street_marker, _action_line, lines)
     if hand.showdown:
         # Cards are tabled as soon as the betting is over, before the rest of the board.
         shown_texts: set[str] = set()
@@ -173,10 +141,7 @@ def render_hand(hand: HandRecord, lines: list[str]) -> None:
             shown_texts.add(plain)
             description = _description(hand, player, high_text)
             append(f"{names[player]}: shows [{hole_texts[player]}] ({description})")
-    last_street = (0, 0, 0, 1, 2, 3)[hand.board_shown]
-    while street < last_street:
-        street += 1
-        append(_street_marker(street, board))
+    append_run_out(hand, street, board, _street_marker, lines)
     append("*** SHOWDOWN ***")
     for share in printed_payments(hand, UNIT):
         append(f"{names[share.player]} collected {money(share.amount)} from pot")
@@ -192,6 +157,21 @@ def render_hand(hand: HandRecord, lines: list[str]) -> None:
     _summary_seats(hand, money, blind_posters, hole_texts, summary)
     # PokerStars' seat lines, without their trailing spaces.
     lines.extend(line.rstrip() for line in summary)
+
+
+def _action_line(name: str, action: Action, money: Callable[[int], str]) -> str:
+    _, _, kind, amount, to_amount, all_in, raised_by = action
+    if kind == CALL:
+        return f"{name}: calls {money(amount)}{ALL_IN[all_in]}"
+    if kind == CHECK:
+        return f"{name}: checks"
+    if kind == FOLD:
+        return f"{name}: folds"
+    if kind == RAISE:
+        return f"{name}: raises {money(raised_by)} to {money(to_amount)}{ALL_IN[all_in]}"
+    if kind == BET:
+        return f"{name}: bets {money(amount)}{ALL_IN[all_in]}"
+    return f"Uncalled bet ({money(amount)}) returned to {name}"
 
 
 def SessionText() -> SessionLines:

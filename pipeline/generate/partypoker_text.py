@@ -22,21 +22,23 @@ The layout follows the corpus (``corpus/PartyPoker``, 2012-2016):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from pipeline.generate.betting import (
-    BET,
-    CALL,
-    CHECK,
-    FOLD,
-    POST_ANTE,
-    POST_SMALL_BLIND,
-    RAISE,
-)
+from pipeline.generate.betting import BET, CALL, CHECK, FOLD, RAISE
 from pipeline.generate.pokerstars_text import CARD_TEXT, HIGH_TEXT, LOW_TEXT
 from pipeline.generate.showdown import HALF_LOW
 from pipeline.generate.simulate import HandRecord
-from pipeline.generate.site_text import SessionLines, grouped, printed_payments
+from pipeline.generate.site_text import (
+    Action,
+    SessionLines,
+    append_betting,
+    append_run_out,
+    blind_word,
+    buy_in_parts,
+    grouped,
+    opening_posts,
+    printed_payments,
+)
 
 __all__ = ["SessionText", "file_name", "hand_id_text", "render_hand"]
 
@@ -74,11 +76,7 @@ def _when(hand: HandRecord) -> str:
 
 def _buy_in(buy_in: str) -> str:
     """``$1.08+$0.27+$0.15 USD`` → ``$1.50 USD``: the whole price."""
-    cents = 0
-    for part in buy_in.split()[0].split("+"):
-        whole, _, rest = part.lstrip("$").partition(".")
-        cents += int(whole) * 100 + int(rest or 0)
-    return dollars(cents)
+    return dollars(sum(buy_in_parts(buy_in)))
 
 
 def _header_lines(hand: HandRecord) -> list[str]:
@@ -131,46 +129,18 @@ def render_hand(hand: HandRecord, lines: list[str]) -> None:
         stakes = hand.stakes
         append(f"Trny: {table.tournament_id} Level: {hand.level}")
         append(f"Blinds({chips(stakes.small_blind)}/{chips(stakes.big_blind)})")
-    actions = hand.actions
-    posts = 0
-    while posts < len(actions) and actions[posts][2] <= POST_ANTE:
-        posts += 1
-    seats = hand.player_seats
-    antes = sorted((a for a in actions[:posts] if a[2] == POST_ANTE), key=lambda a: seats[a[1]])
+    posts, antes, blinds = opening_posts(hand)
     for _, player, _, amount, _, _, _ in antes:
         append(f"{names[player]} posts ante [{money(amount)}]")
-    for _, player, kind, amount, _, _, _ in actions[:posts]:
-        if kind != POST_ANTE:
-            blind = "small" if kind == POST_SMALL_BLIND else "big"
-            append(f"{names[player]} posts {blind} blind [{money(amount)}].")
+    for _, player, kind, amount, _, _, _ in blinds:
+        append(f"{names[player]} posts {blind_word(kind)} blind [{money(amount)}].")
     append("** Dealing down cards **")
     if hand.hero >= 0:
         hole = " ".join(CARD_TEXT[card] for card in hand.holes[hand.hero])
         append(f"Dealt to {names[hand.hero]} [  {hole} ]")
     board = [CARD_TEXT[card] for card in hand.board]
-    street = 0
-    for action_street, player, kind, amount, _, all_in, _ in actions[posts:]:
-        while action_street > street:
-            street += 1
-            append(_deal_line(street, board))
-        name = names[player]
-        if kind == CHECK:
-            append(f"{name} checks")
-        elif kind == FOLD:
-            append(f"{name} folds")
-        elif all_in and kind in (CALL, BET, RAISE):
-            append(f"{name} is all-In  [{money(amount)}]")
-        elif kind == CALL:
-            append(f"{name} calls [{money(amount)}]")
-        elif kind == RAISE:
-            append(f"{name} raises [{money(amount)}]")
-        elif kind == BET:
-            append(f"{name} bets [{money(amount)}]")
-        # An uncalled bet is never returned in the text: the winner wins it back below.
-    last_street = (0, 0, 0, 1, 2, 3)[hand.board_shown]
-    while street < last_street:
-        street += 1
-        append(_deal_line(street, board))
+    street = append_betting(hand, posts, board, money, _deal_line, _action_line, lines)
+    append_run_out(hand, street, board, _deal_line, lines)
     payments = printed_payments(hand, UNIT, uncalled_as_pot=True)
     if not hand.showdown:
         winner = payments[0].player
@@ -209,7 +179,25 @@ def render_hand(hand: HandRecord, lines: list[str]) -> None:
             append(f"{name} finished in {place.split()[0].rstrip('stndrh')} place.")
 
 
-def _deal_line(street: int, board: list[str]) -> str:
+def _action_line(name: str, action: Action, money: Callable[[int], str]) -> str | None:
+    _, _, kind, amount, _, all_in, _ = action
+    if kind == CHECK:
+        return f"{name} checks"
+    if kind == FOLD:
+        return f"{name} folds"
+    if all_in and kind in (CALL, BET, RAISE):
+        return f"{name} is all-In  [{money(amount)}]"
+    if kind == CALL:
+        return f"{name} calls [{money(amount)}]"
+    if kind == RAISE:
+        return f"{name} raises [{money(amount)}]"
+    if kind == BET:
+        return f"{name} bets [{money(amount)}]"
+    # An uncalled bet is never returned in the text: the winner wins it back.
+    return None
+
+
+def _deal_line(street: int, board: Sequence[str]) -> str:
     """``** Dealing Flop ** [ Qh, Kd, 6d ]``, ``** Dealing Turn ** [ Qs ]``."""
     if street == 1:
         return f"** Dealing Flop ** [ {board[0]}, {board[1]}, {board[2]} ]"

@@ -12,19 +12,29 @@ import codecs
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
-from pipeline.generate.betting import RETURN
-from pipeline.generate.pokerstars_text import printed_shares, shares_by_pot
+from pipeline.generate.betting import POST_ANTE, POST_SMALL_BLIND, RETURN
+from pipeline.generate.pokerstars_text import TWO_DIGITS, printed_shares, shares_by_pot
 from pipeline.generate.showdown import HALF_HIGH, HALF_LOW, HALF_SCOOP, Share, high_half
 from pipeline.generate.simulate import HandRecord
 
 __all__ = [
+    "Action",
     "SessionLines",
+    "append_betting",
+    "append_run_out",
     "bet_won_back",
+    "blind_word",
+    "buy_in_parts",
     "grouped",
+    "opening_posts",
     "printed_payments",
     "uncalled_bet",
     "utc",
+    "utc_stamp",
 ]
+
+# One simulated action: street, player, kind, amount, to_amount, all_in, raised_by.
+Action = list[int]
 
 # The simulator's clock is Eastern Time, and every session stays inside 2011's summer time
 # (`pipeline.generate.EPOCH`): EDT, four hours behind UTC.
@@ -34,6 +44,25 @@ _EDT_OFFSET = timedelta(hours=4)
 def utc(moment: datetime) -> datetime:
     """A simulated (Eastern summer) time in UTC."""
     return moment + _EDT_OFFSET
+
+
+def utc_stamp(moment: datetime) -> str:
+    """A simulated time as ``2011/04/01 13:00:00`` in UTC."""
+    moment = utc(moment)
+    two = TWO_DIGITS
+    return (
+        f"{moment.year}/{two[moment.month]}/{two[moment.day]}"
+        f" {two[moment.hour]}:{two[moment.minute]}:{two[moment.second]}"
+    )
+
+
+def buy_in_parts(buy_in: str) -> list[int]:
+    """The parts of a tournament buy-in in cents: ``$1.08+$0.27+$0.15 USD`` → ``[108, 27, 15]``."""
+    parts = []
+    for part in buy_in.split()[0].split("+"):
+        whole, _, rest = part.lstrip("$").partition(".")
+        parts.append(int(whole) * 100 + int(rest or 0))
+    return parts
 
 
 def grouped(amount: int, scale: int) -> str:
@@ -47,6 +76,63 @@ def grouped(amount: int, scale: int) -> str:
         return f"{amount:,}"
     whole, cents = divmod(amount, 100)
     return f"{whole:,}.{cents:02d}" if cents else f"{whole:,}"
+
+
+def opening_posts(hand: HandRecord) -> tuple[int, list[Action], list[Action]]:
+    """The posts that open the action list: (how many, the antes in seat order, the blinds
+    in the order posted)."""
+    actions = hand.actions
+    posts = 0
+    while posts < len(actions) and actions[posts][2] <= POST_ANTE:
+        posts += 1
+    seats = hand.player_seats
+    antes = sorted((a for a in actions[:posts] if a[2] == POST_ANTE), key=lambda a: seats[a[1]])
+    blinds = [action for action in actions[:posts] if action[2] != POST_ANTE]
+    return posts, antes, blinds
+
+
+def blind_word(kind: int) -> str:
+    """``small`` or ``big``: the blind a post of ``kind`` is."""
+    return "small" if kind == POST_SMALL_BLIND else "big"
+
+
+def append_betting(
+    hand: HandRecord,
+    posts: int,
+    board: Sequence[str],
+    money: Callable[[int], str],
+    street_marker: Callable[[int, Sequence[str]], str],
+    action_line: Callable[[str, Action, Callable[[int], str]], str | None],
+    lines: list[str],
+) -> int:
+    """Append the betting after the ``posts``, each street opened by ``street_marker``'s line
+    and each action written by ``action_line`` with the player's name and ``money`` (None: the
+    site prints no line for it); return the last street reached."""
+    names = hand.players
+    street = 0
+    for action in hand.actions[posts:]:
+        while action[0] > street:
+            street += 1
+            lines.append(street_marker(street, board))
+        line = action_line(names[action[1]], action, money)
+        if line is not None:
+            lines.append(line)
+    return street
+
+
+def append_run_out(
+    hand: HandRecord,
+    street: int,
+    board: Sequence[str],
+    street_marker: Callable[[int, Sequence[str]], str],
+    lines: list[str],
+) -> None:
+    """Append the markers of the streets dealt after the betting ended on ``street`` (an
+    all-in runs the board out)."""
+    last_street = (0, 0, 0, 1, 2, 3)[hand.board_shown]
+    while street < last_street:
+        street += 1
+        lines.append(street_marker(street, board))
 
 
 def uncalled_bet(hand: HandRecord) -> tuple[int, int] | None:

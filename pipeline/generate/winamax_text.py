@@ -20,27 +20,24 @@ The layout follows the corpus (``corpus/Winamax/cash``, 2016):
 from __future__ import annotations
 
 import calendar
+from collections.abc import Callable, Sequence
 
-from pipeline.generate.betting import (
-    BET,
-    CALL,
-    CHECK,
-    FOLD,
-    POST_ANTE,
-    POST_SMALL_BLIND,
-    RAISE,
-)
-from pipeline.generate.pokerstars_text import (
-    CARD_TEXT,
-    FOLDED,
-    HIGH_TEXT,
-    LOW_TEXT,
-    TWO_DIGITS,
-    _hole_text,
-)
+from pipeline.generate.betting import BET, CALL, CHECK, FOLD, RAISE
+from pipeline.generate.pokerstars_text import CARD_TEXT, FOLDED, HIGH_TEXT, LOW_TEXT, _hole_text
 from pipeline.generate.showdown import HALF_HIGH, HALF_LOW
 from pipeline.generate.simulate import HandRecord
-from pipeline.generate.site_text import SessionLines, bet_won_back, printed_payments, utc
+from pipeline.generate.site_text import (
+    Action,
+    SessionLines,
+    append_betting,
+    append_run_out,
+    bet_won_back,
+    blind_word,
+    opening_posts,
+    printed_payments,
+    utc,
+    utc_stamp,
+)
 
 __all__ = ["SessionText", "file_name", "hand_id_text", "render_hand"]
 
@@ -93,15 +90,12 @@ def low_text(value: int) -> str:
 
 
 def _header(hand: HandRecord) -> str:
-    moment = utc(hand.started_at)
-    two = TWO_DIGITS
     stakes = hand.stakes
     return (
         f"Winamax Poker - CashGame - HandId: #{hand_id_text(hand)} - Omaha Hi/Lo"
         f" {LIMIT_NAMES[stakes.limit_type]}"
         f" ({euros(stakes.header_low)}/{euros(stakes.header_high)})"
-        f" - {moment.year}/{two[moment.month]}/{two[moment.day]}"
-        f" {two[moment.hour]}:{two[moment.minute]}:{two[moment.second]} UTC"
+        f" - {utc_stamp(hand.started_at)} UTC"
     )
 
 
@@ -120,38 +114,15 @@ def render_hand(hand: HandRecord, lines: list[str]) -> None:
     for seat, name, stack, sitting_out in hand.seats:
         append(f"Seat {seat}: {name} ({money(stack)}){' is sitting out' * sitting_out}")
     append("*** ANTE/BLINDS ***")
-    actions = hand.actions
-    posts = 0
-    while posts < len(actions) and actions[posts][2] <= POST_ANTE:
-        posts += 1
-    for _, player, kind, amount, _, all_in, _ in actions[:posts]:
-        blind = "small" if kind == POST_SMALL_BLIND else "big"
-        append(f"{names[player]} posts {blind} blind {money(amount)}{ALL_IN[all_in]}")
+    posts, _, blinds = opening_posts(hand)  # cash tables (all Winamax writes) post no antes
+    for _, player, kind, amount, _, all_in, _ in blinds:
+        append(f"{names[player]} posts {blind_word(kind)} blind {money(amount)}{ALL_IN[all_in]}")
     if hand.hero >= 0:
         append(f"Dealt to {names[hand.hero]} [{_hole_text(hand.holes[hand.hero])}]")
     append("*** PRE-FLOP *** ")
     board = [CARD_TEXT[card] for card in hand.board]
-    street = 0
-    for action_street, player, kind, amount, to_amount, all_in, raised_by in actions[posts:]:
-        while action_street > street:
-            street += 1
-            append(_street_marker(street, board))
-        name = names[player]
-        if kind == CALL:
-            append(f"{name} calls {money(amount)}{ALL_IN[all_in]}")
-        elif kind == CHECK:
-            append(f"{name} checks")
-        elif kind == FOLD:
-            append(f"{name} folds")
-        elif kind == RAISE:
-            append(f"{name} raises {money(raised_by)} to {money(to_amount)}{ALL_IN[all_in]}")
-        elif kind == BET:
-            append(f"{name} bets {money(amount)}{ALL_IN[all_in]}")
-        # An uncalled bet is not returned in the text: it is paid back as a pot below.
-    last_street = (0, 0, 0, 1, 2, 3)[hand.board_shown]
-    while street < last_street:
-        street += 1
-        append(_street_marker(street, board))
+    street = append_betting(hand, posts, board, money, _street_marker, _action_line, lines)
+    append_run_out(hand, street, board, _street_marker, lines)
     hole_texts = [_hole_text(cards) for cards in hand.holes]
     if hand.showdown:
         append("*** SHOW DOWN ***")
@@ -186,7 +157,23 @@ def render_hand(hand: HandRecord, lines: list[str]) -> None:
     _summary_seats(hand, won, hole_texts, lines)
 
 
-def _street_marker(street: int, board: list[str]) -> str:
+def _action_line(name: str, action: Action, money: Callable[[int], str]) -> str | None:
+    _, _, kind, amount, to_amount, all_in, raised_by = action
+    if kind == CALL:
+        return f"{name} calls {money(amount)}{ALL_IN[all_in]}"
+    if kind == CHECK:
+        return f"{name} checks"
+    if kind == FOLD:
+        return f"{name} folds"
+    if kind == RAISE:
+        return f"{name} raises {money(raised_by)} to {money(to_amount)}{ALL_IN[all_in]}"
+    if kind == BET:
+        return f"{name} bets {money(amount)}{ALL_IN[all_in]}"
+    # An uncalled bet is not returned in the text: it is paid back as a pot.
+    return None
+
+
+def _street_marker(street: int, board: Sequence[str]) -> str:
     """``*** FLOP *** [Ac 5s 4h]``, ``*** TURN *** [Ac 5s 4h][5d]``, ``*** RIVER *** [Ac 5s 4h
     5d][Qc]``."""
     if street == 1:
