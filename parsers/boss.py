@@ -36,11 +36,17 @@ from parsers.xml_hands import (
     HandRecord,
     SkippedGame,
     XmlHandParser,
+    all_in_row,
     card,
+    check_board,
+    collection_row,
     minor_units,
+    paired_stakes,
+    read_element,
+    seat_row,
     small_number,
 )
-from parsers.xml_safe import attribute, read_document
+from parsers.xml_safe import attribute
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "BossParser", "boss_card"]
@@ -94,18 +100,13 @@ class BossParser(XmlHandParser):
     sniff_pattern: ClassVar[re.Pattern[str]] = re.compile(
         r'^\s*<HISTORY ID="[0-9]+"[^>]* GAME="GAME_', re.MULTILINE
     )
+    hand_id_pattern: ClassVar[re.Pattern[str]] = re.compile(r'<HISTORY ID="([^"]+)"')
 
     def outside_line(self, line: str, context: dict[str, Any]) -> bool:
         return line.strip() in ("<ROOT>", "</ROOT>") or line.lstrip().startswith("<?xml ")
 
-    def _hand_id_guess(self, first_line: str) -> str | None:
-        found = re.search(r'<HISTORY ID="([^"]+)"', first_line)
-        return found[1] if found else None
-
     def read_hand(self, text: str, context: dict[str, Any]) -> HandRecord:
-        root = read_document(text, "HISTORY element")
-        if root.tag != "HISTORY":
-            raise HandProblem(f"unexpected root element <{root.tag[:40]}>")
+        root = read_element(text, "HISTORY")
         return read_boss_hand(root.attrib, _elements(root))
 
 
@@ -173,12 +174,12 @@ def read_boss_hand(header: dict[str, str], elements: list[dict[str, Any]]) -> Ha
             if name == "UNKNOWN":
                 continue
             record.seats.append(
-                {
-                    "seat": seat,
-                    "player": name,
-                    "stack_start": minor_units(element.get("AMOUNT"), scale, "player amount"),
-                    "sitting_out": element.get("STATE", "STATE_PLAYING") != "STATE_PLAYING",
-                }
+                seat_row(
+                    seat,
+                    name,
+                    minor_units(element.get("AMOUNT"), scale, "player amount"),
+                    sitting_out=element.get("STATE", "STATE_PLAYING") != "STATE_PLAYING",
+                )
             )
             if element.get("DEALER") == "Y":
                 button = seat
@@ -221,15 +222,7 @@ def read_boss_hand(header: dict[str, str], elements: list[dict[str, Any]]) -> Ha
                     }
                 )
             elif action == "ACTION_ALLIN":
-                record.actions.append(
-                    {
-                        **row,
-                        "kind": "call",
-                        "amount": minor_units(value, scale, action),
-                        "is_all_in": True,
-                        "all_in_undecided": True,
-                    }
-                )
+                record.actions.append(all_in_row(row, minor_units(value, scale, action)))
             else:
                 raise HandProblem(f"unrecognised action type {action[:40]!r}")
         elif tag == "SHOWDOWN":
@@ -240,8 +233,7 @@ def read_boss_hand(header: dict[str, str], elements: list[dict[str, Any]]) -> Ha
         raise HandProblem("truncated hand: no showdown element")
     if button is None:
         raise HandProblem("no dealer seat")
-    if board and (any(code is None for code in board) or len(board) not in (3, 4, 5)):
-        raise HandProblem("unreadable board")
+    check_board(board)
 
     for result in showdown.get("results", []):
         player = result.get("PLAYER")
@@ -266,9 +258,7 @@ def read_boss_hand(header: dict[str, str], elements: list[dict[str, Any]]) -> Ha
             win_type = result.get("WINTYPE") or "WINTYPE_HILO"
             if win_type not in HALVES:
                 raise HandProblem(f"unrecognised win type {win_type[:30]!r}")
-            record.collections.append(
-                {"player": player, "amount": win, "pot_index": None, "half": HALVES[win_type]}
-            )
+            record.collections.append(collection_row(player, win, half=HALVES[win_type]))
     if not record.collections:
         raise HandProblem("truncated hand: nobody wins a pot")
 
@@ -276,28 +266,15 @@ def read_boss_hand(header: dict[str, str], elements: list[dict[str, Any]]) -> Ha
     rake = minor_units(showdown.get("RAKE") or "0", scale, "showdown rake")
     _derive_uncalled_return(record, total_pot + rake, street)
 
-    small = big = None
     stakes = (header.get("STAKES") or "").split("/")
-    if len(stakes) == 2:
-        small = minor_units(stakes[0], scale, "stakes")
-        big = minor_units(stakes[1], scale, "stakes")
-    posted = {
-        kind: max((r["amount"] for r in record.actions if r["kind"] == kind), default=None)
-        for kind in ("post_sb", "post_bb", "ante")
-    }
-    fixed = limit_type == "FL"
+    blinds_and_bets = paired_stakes(stakes, limit_type, scale, record.actions)
     record.hand = {
         "tournament_id": (header.get("TABLETOURNEYID") or "").strip() or None,
         "table_name": (header.get("TABLE") or "").strip() or None,
         "limit_type": limit_type,
         "currency": currency,
         "money_scale": scale,
-        # Fixed limit: STAKES is read as the bet sizes (no O8 fixed-limit sample to confirm).
-        "small_blind": posted["post_sb"] if fixed else small,
-        "big_blind": posted["post_bb"] if fixed else big,
-        "small_bet": small if fixed else None,
-        "big_bet": big if fixed else None,
-        "ante": posted["ante"],
+        **blinds_and_bets,
         "max_seats": None,
         "button_seat": button,
         "started_at": started_at,

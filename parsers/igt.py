@@ -21,11 +21,12 @@ type, the pot after rake, silent uncalled bets derived from the printed pot.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any, ClassVar
 
-from parsers.boss import read_boss_hand
+from parsers.boss import BossParser, read_boss_hand
 from parsers.xml_hands import HandProblem, HandRecord, XmlHandParser
 from parsers.xml_safe import MAX_DEPTH
 from pipeline.profiles import SiteProfile
@@ -40,25 +41,14 @@ class IgtParser(XmlHandParser):
 
     site: ClassVar[str] = SITE
     # As Boss: one total per player with a half type, the pot after rake, the rake printed.
-    profile: ClassVar[SiteProfile] = SiteProfile(
-        site=SITE,
-        halves_labelled=False,
-        total_pot_is_gross=False,
-        raise_cap=4,
-        payout_lines="per_player",
-        rake_printed=True,
-        uncalled_printed=True,
-    )
+    profile: ClassVar[SiteProfile] = dataclasses.replace(BossParser.profile, site=SITE)
     start_tag: ClassVar[re.Pattern[str]] = re.compile(r"^[ \t]*\{")
     hand_end: ClassVar[str] = "}"
     sniff_pattern: ClassVar[re.Pattern[str]] = re.compile(r'(?m)^\s*\{.*"game"\s*:\s*"GAME_[A-Z]+"')
+    hand_id_pattern: ClassVar[re.Pattern[str]] = re.compile(r'"id"\s*:\s*"?([0-9A-Za-z-]+)')
 
     def split_element(self, piece: str) -> tuple[str, str]:
         return piece.strip(), ""  # one JSON object per line
-
-    def _hand_id_guess(self, first_line: str) -> str | None:
-        found = re.search(r'"id"\s*:\s*"?([0-9A-Za-z-]+)', first_line)
-        return found[1] if found else None
 
     def read_hand(self, text: str, context: dict[str, Any]) -> HandRecord:
         document = _load(text)

@@ -38,8 +38,14 @@ from parsers.xml_hands import (
     HandRecord,
     SkippedGame,
     XmlHandParser,
+    all_in_row,
     card,
+    check_board,
+    collection_row,
+    largest_posts,
     minor_units,
+    read_element,
+    seat_row,
     small_number,
 )
 from parsers.xml_safe import XmlRefused, attribute, read_document
@@ -116,6 +122,7 @@ class IPokerParser(XmlHandParser):
     sniff_pattern: ClassVar[re.Pattern[str]] = re.compile(
         r'<session sessioncode="-?[0-9]*">|<game gamecode="[0-9]+">'
     )
+    hand_id_pattern: ClassVar[re.Pattern[str]] = re.compile(r'<game gamecode="([^"]+)"')
 
     def outside_text(self, text: str, context: dict[str, Any]) -> str | None:
         for found in _SESSION_GENERAL.finditer(text):
@@ -127,14 +134,8 @@ class IPokerParser(XmlHandParser):
         rest = _WRAPPERS.sub("", _SESSION_GENERAL.sub("", text))
         return next((line for line in rest.split("\n") if line.strip()), None)
 
-    def _hand_id_guess(self, first_line: str) -> str | None:
-        found = re.search(r'<game gamecode="([^"]+)"', first_line)
-        return found[1] if found else None
-
     def read_hand(self, text: str, context: dict[str, Any]) -> HandRecord:
-        root = read_document(text, "game element")
-        if root.tag != "game":
-            raise HandProblem(f"unexpected root element <{root.tag[:40]}>")
+        root = read_element(text, "game")
         session = context.get("session")
         if session is None:
             raise HandProblem("no session <general> before the game: game and stakes unknown")
@@ -181,12 +182,7 @@ def _read(root: Element, session: dict[str, str]) -> HandRecord:
         if seat is None:
             raise HandProblem("unreadable player seat")
         record.seats.append(
-            {
-                "seat": seat,
-                "player": name,
-                "stack_start": ipoker_amount(attribute(entry, "chips"), scale, "chips"),
-                "sitting_out": False,
-            }
+            seat_row(seat, name, ipoker_amount(attribute(entry, "chips"), scale, "chips"))
         )
         if attribute(entry, "dealer") == "1":
             button = seat
@@ -263,36 +259,20 @@ def _read(root: Element, session: dict[str, str]) -> HandRecord:
             elif kind == "23":
                 record.actions.append({**row, "kind": "raise", "to": amount})
             elif kind == "7":
-                record.actions.append(
-                    {
-                        **row,
-                        "kind": "call",
-                        "amount": amount,
-                        "is_all_in": True,
-                        "all_in_undecided": True,
-                    }
-                )
+                record.actions.append(all_in_row(row, amount))
             else:
                 raise HandProblem(f"unrecognised action type {kind[:10]!r}")
-    if board and (any(code is None for code in board) or len(board) not in (3, 4, 5)):
-        raise HandProblem("unreadable board")
+    check_board(board)
     still_in = {seat["player"] for seat in record.seats} - folded
     if len(still_in) > 1:  # a showdown: the cards of those still in were shown
         for name, shown in known_cards.items():
             if name in still_in:
                 record.showdowns.append({"player": name, "cards": shown})
-    record.collections = [
-        {"player": player, "amount": amount, "pot_index": None, "half": None}
-        for player, amount in wins
-        if amount > 0
-    ]
+    record.collections = [collection_row(player, amount) for player, amount in wins if amount > 0]
     if not record.collections:
         raise HandProblem("truncated hand: nobody wins a pot")
 
-    posted = {
-        kind: max((r["amount"] for r in record.actions if r["kind"] == kind), default=None)
-        for kind in ("post_sb", "post_bb", "ante")
-    }
+    posted = largest_posts(record.actions)
     record.hand = {
         "tournament_id": tournament_id,
         "table_name": session.get("tablename") or None,

@@ -42,11 +42,18 @@ from parsers.xml_hands import (
     HandRecord,
     SkippedGame,
     XmlHandParser,
+    all_in_row,
     card,
+    check_board,
+    collection_row,
+    drop_winner_mucks,
+    largest_posts,
     minor_units,
+    read_element,
+    seat_row,
     small_number,
 )
-from parsers.xml_safe import attribute, read_document
+from parsers.xml_safe import attribute
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "MergeParser"]
@@ -133,6 +140,7 @@ class MergeParser(XmlHandParser):
     sniff_pattern: ClassVar[re.Pattern[str]] = re.compile(
         r'^\s*<game id="[0-9]+-[0-9]+" starttime="', re.MULTILINE
     )
+    hand_id_pattern: ClassVar[re.Pattern[str]] = re.compile(r'<game id="([^"]+)"')
 
     def outside_line(self, line: str, context: dict[str, Any]) -> bool:
         found = _DESCRIPTION.match(line)
@@ -140,14 +148,8 @@ class MergeParser(XmlHandParser):
             context["description"] = (found["type"], found["stakes"])
         return found is not None
 
-    def _hand_id_guess(self, first_line: str) -> str | None:
-        found = re.search(r'<game id="([^"]+)"', first_line)
-        return found[1] if found else None
-
     def read_hand(self, text: str, context: dict[str, Any]) -> HandRecord:
-        root = read_document(text, "game element")
-        if root.tag != "game":
-            raise HandProblem(f"unexpected root element <{root.tag[:40]}>")
+        root = read_element(text, "game")
         if "description" not in context:
             raise HandProblem("no <description> before the game: game and stakes unknown")
         return _Hand(root, *context["description"]).record()
@@ -209,12 +211,12 @@ class _Hand:
                 raise HandProblem("unreadable player element")
             names[seat_text] = name
             seats.append(
-                {
-                    "seat": seat_number + 1,
-                    "player": name,
-                    "stack_start": minor_units(attribute(entry, "balance"), self.scale, "balance"),
-                    "sitting_out": attribute(entry, "dealtin") == "false",
-                }
+                seat_row(
+                    seat_number + 1,
+                    name,
+                    minor_units(attribute(entry, "balance"), self.scale, "balance"),
+                    sitting_out=attribute(entry, "dealtin") == "false",
+                )
             )
         dealer = small_number(attribute(players, "dealer"), 3)
         if dealer is None:
@@ -256,8 +258,7 @@ class _Hand:
                     raise HandProblem(f"unrecognised element <{child.tag[:40]}>")
         if not winners:
             raise HandProblem("truncated hand: nobody wins a pot")
-        if board and (any(code is None for code in board) or len(board) not in (3, 4, 5)):
-            raise HandProblem("unreadable board")
+        check_board(board)
 
         big_blind = max(
             (
@@ -311,25 +312,18 @@ class _Hand:
             if pot_type not in HALVES:
                 raise HandProblem(f"unrecognised pottype {pot_type[:10]!r}")
             number = small_number(attribute(winner, "potnumber"), 2)
+            pot_index = number - 1 if number else None
             record.collections.append(
-                {
-                    "player": winner_name,
-                    "amount": amount,
-                    "pot_index": number - 1 if number else None,
-                    "half": HALVES[pot_type],
-                }
+                collection_row(winner_name, amount, pot_index, HALVES[pot_type])
             )
             if (description := attribute(winner, "hand")) is not None:
                 descriptions[(winner_name, "low" if pot_type == "l" else "high")] = description
         for shown in record.showdowns:
             shown["high_desc"] = descriptions.get((shown["player"], "high"))
             shown["low_desc"] = descriptions.get((shown["player"], "low"))
-        _drop_winner_mucks(record)
+        drop_winner_mucks(record)
 
-        small_blind = max(
-            (row["amount"] for row in record.actions if row["kind"] == "post_sb"), default=None
-        )
-        ante = max((row["amount"] for row in record.actions if row["kind"] == "ante"), default=None)
+        posted = largest_posts(record.actions)
         data = (attribute(root, "data") or "").split("|")
         tournament_id = table_name = None
         if self.tournament and len(data) > 2:
@@ -343,11 +337,11 @@ class _Hand:
             "limit_type": self.limit_type,
             "currency": self.currency,
             "money_scale": self.scale,
-            "small_blind": small_blind,
+            "small_blind": posted["post_sb"],
             "big_blind": big_blind,
             "small_bet": small_bet,
             "big_bet": big_bet,
-            "ante": ante,
+            "ante": posted["ante"],
             "max_seats": small_number(attribute(root, "seats"), 3),
             "button_seat": dealer + 1,
             "started_at": self.started_at,
@@ -407,19 +401,9 @@ class _Hand:
                 return [{**row, "kind": "raise", "amount": amount}]
             return [{**row, "kind": "raise", "to": amount}]
         # ALL_IN: the chips added; its kind (bet, call, raise) follows from its effect.
-        return [
-            {**row, "kind": "call", "amount": amount, "is_all_in": True, "all_in_undecided": True}
-        ]
+        return [all_in_row(row, amount)]
 
 
 def _card(token: str) -> int | None:
     token = token.strip()
     return card(token[:-1], token[-1:]) if len(token) >= 2 else None
-
-
-def _drop_winner_mucks(record: HandRecord) -> None:
-    """A winner's ``MUCK`` is a hand not shown, not a hand given up (as at Cake)."""
-    winners = {row["player"] for row in record.collections}
-    record.actions = [
-        row for row in record.actions if not (row["kind"] == "muck" and row["player"] in winners)
-    ]

@@ -35,11 +35,18 @@ from parsers.xml_hands import (
     HandRecord,
     SkippedGame,
     XmlHandParser,
+    all_in_row,
     card,
+    check_board,
+    collection_row,
+    drop_winner_mucks,
     minor_units,
+    paired_stakes,
+    read_element,
+    seat_row,
     small_number,
 )
-from parsers.xml_safe import attribute, read_document
+from parsers.xml_safe import attribute
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "MicrogamingParser"]
@@ -90,20 +97,14 @@ class MicrogamingParser(XmlHandParser):
     sniff_pattern: ClassVar[re.Pattern[str]] = re.compile(
         r'^\s*<Game hhversion="[0-9]+" id="[0-9]+"', re.MULTILINE
     )
+    hand_id_pattern: ClassVar[re.Pattern[str]] = re.compile(r' id="([^"]+)"')
 
     def outside_line(self, line: str, context: dict[str, Any]) -> bool:
         stripped = line.strip()
         return stripped == "----PRIMA.DAT----" or stripped.startswith("ExtendedTableName: ")
 
-    def _hand_id_guess(self, first_line: str) -> str | None:
-        found = re.search(r' id="([^"]+)"', first_line)
-        return found[1] if found else None
-
     def read_hand(self, text: str, context: dict[str, Any]) -> HandRecord:
-        root = read_document(text, "Game element")
-        if root.tag != "Game":
-            raise HandProblem(f"unexpected root element <{root.tag[:40]}>")
-        return _read(root)
+        return _read(read_element(text, "Game"))
 
 
 def _cards(element: Element) -> list[int | None]:
@@ -153,12 +154,7 @@ def _read(root: Element) -> HandRecord:
             raise HandProblem("unreadable Seat element")
         names[number] = alias
         record.seats.append(
-            {
-                "seat": seat_number,
-                "player": alias,
-                "stack_start": minor_units(attribute(seat, "balance"), scale, "balance"),
-                "sitting_out": False,
-            }
+            seat_row(seat_number, alias, minor_units(attribute(seat, "balance"), scale, "balance"))
         )
         if attribute(seat, "dealer") == "true":
             button = seat_number
@@ -191,16 +187,8 @@ def _read(root: Element) -> HandRecord:
                 }
             )
         elif kind == "AllIn":
-            record.actions.append(
-                {
-                    **row,
-                    "player": who(action),
-                    "kind": "call",
-                    "amount": minor_units(attribute(action, "value"), scale, kind),
-                    "is_all_in": True,
-                    "all_in_undecided": True,
-                }
-            )
+            amount = minor_units(attribute(action, "value"), scale, kind)
+            record.actions.append(all_in_row({**row, "player": who(action)}, amount))
         elif kind in ("Fold", "Check"):
             record.actions.append({**row, "player": who(action), "kind": kind.lower()})
         elif kind == "DealCards":
@@ -220,33 +208,18 @@ def _read(root: Element) -> HandRecord:
             for seat in action.findall("Seat"):
                 amount = minor_units(attribute(seat, "amount"), scale, "win")
                 if amount > 0:
-                    record.collections.append(
-                        {"player": who(seat), "amount": amount, "pot_index": None, "half": None}
-                    )
+                    record.collections.append(collection_row(who(seat), amount))
         elif kind in INFORMATIONAL:
             continue
         else:
             raise HandProblem(f"unrecognised action type {kind[:40]!r}")
     if not won or not record.collections:
         raise HandProblem("truncated hand: nobody wins a pot")
-    if board and (any(code is None for code in board) or len(board) not in (3, 4, 5)):
-        raise HandProblem("unreadable board")
-    # A winner's muck is a hand not shown, not a hand given up.
-    winners = {row["player"] for row in record.collections}
-    record.actions = [
-        r for r in record.actions if not (r["kind"] == "muck" and r["player"] in winners)
-    ]
+    check_board(board)
+    drop_winner_mucks(record)
 
     stakes = (attribute(root, "stakes") or "").split("|")
-    small = big = None
-    if len(stakes) == 2:
-        small = minor_units(stakes[0], scale, "stakes")
-        big = minor_units(stakes[1], scale, "stakes")
-    fixed = limit_type == "FL"
-    posted = {
-        kind: max((r["amount"] for r in record.actions if r["kind"] == kind), default=None)
-        for kind in ("post_sb", "post_bb", "ante")
-    }
+    blinds_and_bets = paired_stakes(stakes, limit_type, scale, record.actions)
     rake_text = attribute(root, "rake")
     rake = None
     if rake_text is not None and not tournament:
@@ -259,11 +232,7 @@ def _read(root: Element) -> HandRecord:
         "limit_type": limit_type,
         "currency": currency,
         "money_scale": scale,
-        "small_blind": posted["post_sb"] if fixed else small,
-        "big_blind": posted["post_bb"] if fixed else big,
-        "small_bet": small if fixed else None,
-        "big_bet": big if fixed else None,
-        "ante": posted["ante"],
+        **blinds_and_bets,
         "max_seats": None,
         "button_seat": button,
         "started_at": started_at.replace(tzinfo=UTC),

@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar
+from xml.etree.ElementTree import Element
 
 import numpy as np
 import polars as pl
@@ -38,7 +39,7 @@ from parsers.assembly import (
 )
 from parsers.base import ParseResult
 from parsers.columns import CARD_CODES
-from parsers.xml_safe import MAX_DOCUMENT_CHARS, XmlRefused
+from parsers.xml_safe import MAX_DOCUMENT_CHARS, XmlRefused, read_document
 from pipeline.profiles import SiteProfile
 from pipeline.schema import HAND_TABLES
 
@@ -47,8 +48,16 @@ __all__ = [
     "HandRecord",
     "SkippedGame",
     "XmlHandParser",
+    "all_in_row",
     "card",
+    "check_board",
+    "collection_row",
+    "drop_winner_mucks",
+    "largest_posts",
     "minor_units",
+    "paired_stakes",
+    "read_element",
+    "seat_row",
     "small_number",
 ]
 
@@ -129,6 +138,78 @@ def card(rank: str, suit: str) -> int | None:
     return CARD_CODES.get(rank + suit.strip().lower())
 
 
+def read_element(text: str, tag: str) -> Element:
+    """A hand's text read safely as one ``<tag>`` element (`parsers.xml_safe`)."""
+    root = read_document(text, f"{tag} element")
+    if root.tag != tag:
+        raise HandProblem(f"unexpected root element <{root.tag[:40]}>")
+    return root
+
+
+def seat_row(seat: int, player: str, stack_start: int, sitting_out: bool = False) -> dict[str, Any]:
+    """A `HandRecord.seats` row."""
+    return {"seat": seat, "player": player, "stack_start": stack_start, "sitting_out": sitting_out}
+
+
+def collection_row(
+    player: str, amount: int, pot_index: int | None = None, half: str | None = None
+) -> dict[str, Any]:
+    """A `HandRecord.collections` row (``pot_index`` and ``half`` None where not printed)."""
+    return {"player": player, "amount": amount, "pot_index": pot_index, "half": half}
+
+
+def all_in_row(row: dict[str, Any], amount: int) -> dict[str, Any]:
+    """An all-in of ``amount`` chips added, whose kind (bet, call, raise) the shared
+    assembly settles from its effect; ``row`` holds its street and player."""
+    return {**row, "kind": "call", "amount": amount, "is_all_in": True, "all_in_undecided": True}
+
+
+def check_board(board: list[int | None]) -> None:
+    """Quarantine a hand whose board is not three to five readable cards (none is fine)."""
+    if board and (any(code is None for code in board) or len(board) not in (3, 4, 5)):
+        raise HandProblem("unreadable board")
+
+
+def largest_posts(actions: list[dict[str, Any]]) -> dict[str, int | None]:
+    """The largest small blind, big blind and ante posted (None where nobody posted one)."""
+    return {
+        kind: max((row["amount"] for row in actions if row["kind"] == kind), default=None)
+        for kind in ("post_sb", "post_bb", "ante")
+    }
+
+
+def paired_stakes(
+    stakes: list[str], limit_type: str, scale: int, actions: list[dict[str, Any]]
+) -> dict[str, int | None]:
+    """The blind, bet and ante columns of a hand from a printed pair of stakes (``0.05/0.10``
+    split into two; anything else is no stakes) and its posts.
+
+    The pair is the blinds, or in fixed limit the bets (no Omaha Hi/Lo fixed-limit sample
+    confirms it), the blinds then being the largest posted; the ante is the largest posted.
+    """
+    small = big = None
+    if len(stakes) == 2:
+        small = minor_units(stakes[0], scale, "stakes")
+        big = minor_units(stakes[1], scale, "stakes")
+    posted = largest_posts(actions)
+    fixed = limit_type == "FL"
+    return {
+        "small_blind": posted["post_sb"] if fixed else small,
+        "big_blind": posted["post_bb"] if fixed else big,
+        "small_bet": small if fixed else None,
+        "big_bet": big if fixed else None,
+        "ante": posted["ante"],
+    }
+
+
+def drop_winner_mucks(record: HandRecord) -> None:
+    """A winner's muck is a hand not shown, not a hand given up: drop its ``muck`` row."""
+    winners = {row["player"] for row in record.collections}
+    record.actions = [
+        row for row in record.actions if not (row["kind"] == "muck" and row["player"] in winners)
+    ]
+
+
 @dataclass
 class _Found:
     """What one parse found, in file order: a piece of text per entry (a hand, or text outside
@@ -164,6 +245,9 @@ class XmlHandParser:
     # Whether a hand's closing tag may open the next line (iPoker): see `_read_piece`.
     closing_tag_may_follow: ClassVar[bool] = False
     sniff_pattern: ClassVar[Any]  # re.Pattern[str]
+    # The hand id in a hand's first characters (group 1), for the reject row of an unreadable
+    # hand; None: not guessed.
+    hand_id_pattern: ClassVar[re.Pattern[str] | None] = None
 
     def __init__(self) -> None:
         self._contexts: dict[str, dict[str, Any]] = {}
@@ -310,7 +394,10 @@ class XmlHandParser:
         return dict(self._contexts.get(source_file, {}))
 
     def _hand_id_guess(self, first_line: str) -> str | None:
-        return None
+        if self.hand_id_pattern is None:
+            return None
+        found = self.hand_id_pattern.search(first_line)
+        return found[1] if found else None
 
     def _tables(
         self,

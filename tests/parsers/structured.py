@@ -1,5 +1,6 @@
 """Helpers shared by the tests of the structured-format parsers (Merge, Boss, Microgaming,
-iPoker XML; IGT JSON): parsing bytes, the MANIFEST rows of a site, ingest + audit findings."""
+iPoker XML; IGT JSON): parsing bytes or a corpus file, the MANIFEST rows of a site and the
+counts they promise, ingest + audit findings."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ import polars as pl
 
 from parsers.base import ParseResult, SiteParser
 from parsers.text import decode_lines
-from pipeline.audit import run_audit
+from pipeline.audit import PAYOUT_KINDS, run_audit
 from pipeline.dataset import read_table
 from pipeline.ingest import ingest
-from tests.parsers.corpus import CORPUS
+from tests.parsers.corpus import CORPUS, variant_counts
 
 
 def parse_bytes(parser: SiteParser, data: bytes, source: str = "test.xml") -> ParseResult:
@@ -21,6 +22,12 @@ def parse_bytes(parser: SiteParser, data: bytes, source: str = "test.xml") -> Pa
     decoded = decode_lines(data)
     assert parser.sniff("\n".join(decoded.lines.head(40).to_list()))
     return parser.parse(decoded.lines, decoded.offsets, source)
+
+
+def parse_corpus_file(parser: SiteParser, relative: str) -> ParseResult:
+    """Sniff and parse the whole corpus file at ``relative`` (a MANIFEST path)."""
+    path = CORPUS / relative
+    return parse_bytes(parser, path.read_bytes(), str(path))
 
 
 def manifest_rows(site: str) -> list[dict[str, str]]:
@@ -42,6 +49,16 @@ def manifest_rows(site: str) -> list[dict[str, str]]:
     return chosen
 
 
+def check_corpus_counts(result: ParseResult, row: dict[str, str]) -> None:
+    """A whole corpus file's parse agrees with its MANIFEST ``row``: every hand found, the
+    Omaha Hi/Lo ones parsed, the other games skipped, none rejected."""
+    assert result.rejected == 0, reasons(result)
+    o8_hands = int(row["o8_hands"])
+    assert result.parsed == o8_hands == variant_counts(row["variants"]).get("O8", 0)
+    assert result.skipped == int(row["hands"]) - o8_hands
+    assert result.hands_found == int(row["hands"])
+
+
 def reasons(result: ParseResult) -> list[tuple[str | None, str]]:
     rejects = pl.from_arrow(result.tables["rejects"])
     assert isinstance(rejects, pl.DataFrame)
@@ -61,3 +78,12 @@ def ingest_and_audit(paths: list[Path], out: Path) -> tuple[pl.DataFrame, pl.Dat
     )
     assert isinstance(files, pl.DataFrame)
     return files, findings
+
+
+def audit_site_corpus(site: str, out: Path) -> pl.DataFrame:
+    """Ingest every corpus file of ``site`` into ``out`` and audit it: nothing is rejected and
+    no payout is found wrong; the findings are returned for the site's own checks."""
+    files, findings = ingest_and_audit([CORPUS / row["path"] for row in manifest_rows(site)], out)
+    assert files["rejected"].sum() == 0
+    assert findings.filter(pl.col("kind").is_in(PAYOUT_KINDS)).height == 0
+    return findings

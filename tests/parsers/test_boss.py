@@ -15,16 +15,22 @@ import pytest
 
 from parsers.base import ParseResult
 from parsers.boss import BossParser, boss_card
-from pipeline.audit import PAYOUT_KINDS
-from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, needs_corpus, variant_counts
-from tests.parsers.structured import ingest_and_audit, manifest_rows, parse_bytes, reasons
+from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, needs_corpus
+from tests.parsers.structured import (
+    audit_site_corpus,
+    check_corpus_counts,
+    manifest_rows,
+    parse_bytes,
+    parse_corpus_file,
+    reasons,
+)
 
 LO8 = "Boss/cash/LO8-EUR-0.05-0.10-201207.xml"
 DEAD_SMALL = "Boss/cash/PLO8-CAD-0.05-0.10-201703.dead.small.txt"
 
 
 def parse_file(relative: str) -> ParseResult:
-    return parse_bytes(BossParser(), (CORPUS / relative).read_bytes(), str(CORPUS / relative))
+    return parse_corpus_file(BossParser(), relative)
 
 
 def test_card_links() -> None:
@@ -39,10 +45,7 @@ def test_card_links() -> None:
 @needs_corpus
 @pytest.mark.parametrize("row", manifest_rows("Boss"), ids=lambda row: row["path"])
 def test_corpus_file_counts(row: dict[str, str]) -> None:
-    result = parse_file(row["path"])
-    assert result.rejected == 0, reasons(result)
-    assert result.parsed == int(row["o8_hands"]) == variant_counts(row["variants"]).get("O8", 0)
-    assert result.hands_found == int(row["hands"])
+    check_corpus_counts(parse_file(row["path"]), row)
 
 
 @needs_corpus
@@ -121,11 +124,7 @@ def test_golden_dead_small_blind_and_silent_uncalled_bet() -> None:
 @needs_corpus
 def test_audit_of_the_corpus(tmp_path: Path) -> None:
     """No payout finding; the one finding is what the site wrote (the 0.05 over-call)."""
-    files, findings = ingest_and_audit(
-        [CORPUS / row["path"] for row in manifest_rows("Boss")], tmp_path / "ds"
-    )
-    assert files["rejected"].sum() == 0
-    assert findings.filter(pl.col("kind").is_in(PAYOUT_KINDS)).height == 0
+    findings = audit_site_corpus("Boss", tmp_path / "ds")
     assert findings.select("hand_id", "player", "kind", "expected", "recorded").rows() == [
         ("2907049023", "Player0", "bet_size", 30, 35)
     ]

@@ -16,11 +16,17 @@ import pytest
 
 from parsers.base import ParseResult
 from parsers.merge import MergeParser
-from pipeline.audit import PAYOUT_KINDS
 from pipeline.dataset import read_table
 from pipeline.ingest import ingest
-from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus, variant_counts
-from tests.parsers.structured import ingest_and_audit, manifest_rows, parse_bytes, reasons
+from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus
+from tests.parsers.structured import (
+    audit_site_corpus,
+    check_corpus_counts,
+    manifest_rows,
+    parse_bytes,
+    parse_corpus_file,
+    reasons,
+)
 
 CASH_SHOWDOWN = "Merge/cash/PLO8-USD-0.25-0.50-201111.txt"
 POST_BOTH = "Merge/cash/LO8-9max-USD-1.00-2.00-201112.post.both.txt"
@@ -29,18 +35,13 @@ HORSE = "Merge/tour/HORSE-Tournament-Freeroll.201107.xml"
 
 
 def parse_file(relative: str) -> ParseResult:
-    return parse_bytes(MergeParser(), (CORPUS / relative).read_bytes(), str(CORPUS / relative))
+    return parse_corpus_file(MergeParser(), relative)
 
 
 @needs_corpus
 @pytest.mark.parametrize("row", manifest_rows("Merge"), ids=lambda row: row["path"])
 def test_corpus_file_counts(row: dict[str, str]) -> None:
-    result = parse_file(row["path"])
-    counts = variant_counts(row["variants"])
-    assert result.rejected == 0, reasons(result)
-    assert result.parsed == int(row["o8_hands"]) == counts.get("O8", 0)
-    assert result.skipped == int(row["hands"]) - int(row["o8_hands"])
-    assert result.hands_found == int(row["hands"])
+    check_corpus_counts(parse_file(row["path"]), row)
 
 
 @needs_corpus
@@ -218,11 +219,7 @@ def test_streaming_in_small_blocks_keeps_counts_and_context(tmp_path: Path) -> N
 
 @needs_corpus
 def test_audit_of_the_corpus(tmp_path: Path) -> None:
-    files, findings = ingest_and_audit(
-        [CORPUS / row["path"] for row in manifest_rows("Merge")], tmp_path / "ds"
-    )
-    assert files["rejected"].sum() == 0
-    assert findings.filter(pl.col("kind").is_in(PAYOUT_KINDS)).height == 0
+    findings = audit_site_corpus("Merge", tmp_path / "ds")
     assert findings.height == 0, findings
 
 

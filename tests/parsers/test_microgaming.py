@@ -8,22 +8,25 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from parsers.base import ParseResult
 from parsers.microgaming import MicrogamingParser, decode_utf16
-from pipeline.audit import PAYOUT_KINDS
-from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, needs_corpus, variant_counts
-from tests.parsers.structured import ingest_and_audit, manifest_rows, parse_bytes, reasons
+from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, needs_corpus
+from tests.parsers.structured import (
+    audit_site_corpus,
+    check_corpus_counts,
+    manifest_rows,
+    parse_bytes,
+    parse_corpus_file,
+    reasons,
+)
 
 HAND = "Microgaming/cash/PLO8-EUR-1.00-2.00-201209.txt"
 
 
 def parse_file(relative: str) -> ParseResult:
-    return parse_bytes(
-        MicrogamingParser(), (CORPUS / relative).read_bytes(), str(CORPUS / relative)
-    )
+    return parse_corpus_file(MicrogamingParser(), relative)
 
 
 def test_base64_utf16_fields() -> None:
@@ -35,10 +38,7 @@ def test_base64_utf16_fields() -> None:
 @needs_corpus
 @pytest.mark.parametrize("row", manifest_rows("Microgaming"), ids=lambda row: row["path"])
 def test_corpus_file_counts(row: dict[str, str]) -> None:
-    result = parse_file(row["path"])
-    assert result.rejected == 0, reasons(result)
-    assert result.parsed == int(row["o8_hands"]) == variant_counts(row["variants"]).get("O8", 0)
-    assert result.hands_found == int(row["hands"])
+    check_corpus_counts(parse_file(row["path"]), row)
 
 
 @needs_corpus
@@ -85,9 +85,7 @@ def test_golden_showdown() -> None:
 
 @needs_corpus
 def test_audit_of_the_corpus(tmp_path: Path) -> None:
-    files, findings = ingest_and_audit([CORPUS / HAND], tmp_path / "ds")
-    assert files["rejected"].sum() == 0
-    assert findings.filter(pl.col("kind").is_in(PAYOUT_KINDS)).height == 0
+    findings = audit_site_corpus("Microgaming", tmp_path / "ds")  # the one file, HAND
     assert findings.height == 0, findings
 
 
