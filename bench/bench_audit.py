@@ -10,7 +10,11 @@ shares with its parent count once):
   ``e512d28``, before the per-unit audit), loaded from git: read every table, audit in memory;
 - ``in memory``: today's ``audit_tables`` on the same tables (the whole dataset in memory);
 - ``units, here``: ``run_audit`` with no executor (units one after the other, Parquet in/out);
-- ``units, 2 workers``: ``run_audit`` on a pool of two local worker processes.
+- ``units, 2 workers``: ``run_audit`` on a pool of two local worker processes;
+- ``units, <rev>`` (only when ``HILO_BENCH_AUDIT_UNITS_BASELINE`` names a git revision that has
+  ``run_audit``): ``units, here`` with the whole tree of that revision (``git archive`` under
+  ``bench/out``, run once untimed first so its compiled kernels are cached), to measure a
+  change to the per-unit audit against the revision before it.
 
 Rates are hands per second of the audit alone (tables in memory) and of the whole run (I/O
 included); the ratio is against the baseline in the same run. The machine is shared: the load
@@ -43,6 +47,7 @@ REFERENCE_HANDS = int(os.environ.get("HILO_BENCH_REFERENCE_HANDS", "20000"))
 BASELINE = os.environ.get("HILO_BENCH_AUDIT_BASELINE", "e512d28")
 UNIT_HANDS = int(os.environ.get("HILO_BENCH_AUDIT_UNIT_HANDS", "0"))  # 0: run_audit's default
 TABLES = ("hands", "seats", "actions", "collections", "showdowns")
+UNITS_BASELINE = os.environ.get("HILO_BENCH_AUDIT_UNITS_BASELINE", "")
 PATHS = ("baseline", "in memory", "units, here", "units, 2 workers")
 SAMPLE_SECONDS = 0.05
 
@@ -161,11 +166,31 @@ def _tree_memory(pid: int) -> int:
     return total
 
 
-def _measure(path: str, dataset: Path) -> dict[str, float]:
-    """Run ``path`` in a child process; its timings and the peak memory (PSS) of its process tree."""
+def _revision_tree(revision: str) -> Path:
+    """The files of git ``revision``, extracted once under ``bench/out``."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{revision}^{{commit}}"],
+        cwd=REPOSITORY, check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    tree = REPOSITORY / "bench" / "out" / f"tree-{commit[:12]}"
+    if not (tree / "pipeline").is_dir():
+        tree.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(
+            ["git", "archive", commit], cwd=REPOSITORY, check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    return tree
+
+
+def _measure(path: str, dataset: Path, tree: Path = REPOSITORY) -> dict[str, float]:
+    """Run ``path`` in a child process; its timings and the peak memory (PSS) of its process tree.
+
+    ``tree`` is the source tree the child runs (this one, or a revision's `_revision_tree`).
+    """
     child = subprocess.Popen(
         [sys.executable, "-m", "bench.bench_audit", path, str(dataset)],
-        cwd=REPOSITORY, stdout=subprocess.PIPE, text=True,
+        cwd=tree, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(tree)},
     )  # fmt: skip
     peak = 0
     done = threading.Event()
@@ -198,6 +223,10 @@ def main() -> None:
     dataset = _prepare(folder)
     print(f"before: {_load()}")
     results = {path: _measure(path, dataset) for path in PATHS}
+    if UNITS_BASELINE:
+        tree = _revision_tree(UNITS_BASELINE)
+        _measure("units, here", dataset, tree)  # compiles and caches that tree's kernels
+        results[f"units, {UNITS_BASELINE}"] = _measure("units, here", dataset, tree)
     print(f"after:  {_load()}")
 
     hands = results["baseline"]["hands"]

@@ -696,7 +696,9 @@ def _description_findings(
         for site in hands["site"].unique().to_list()
         if _profile(site).description_style == "pokerstars"
     ]
-    showdowns = showdowns.filter(pl.col("site").is_in(checked_sites))
+    showdowns = showdowns.select(
+        *HAND_KEY, "player", "hand_row", "player_key", "board_index", "high_desc", "low_desc"
+    ).filter(pl.col("site").is_in(checked_sites))
     if showdowns.height == 0:
         return _empty_findings()
     index = players.select("hand_row", "player_key").with_row_index("player_row")
@@ -712,11 +714,14 @@ def _description_findings(
     ).filter(pl.col("readable") & (pl.col("high_desc").is_not_null() | pl.col("low_desc").is_not_null()))
     plain, with_kickers, lows = _description_tables()
     shown = shown.with_columns(
-        base=plain.gather(shown["high_value"]),
-        full=with_kickers.gather(shown["high_value"]),
-        wanted_low=lows.gather(shown["low_value"]),
+        base=plain.gather(shown["high_value"]), wanted_low=lows.gather(shown["low_value"])
     )
     printed = pl.col("high_desc")
+    low_ok = (pl.col("low_desc").fill_null("") == pl.col("wanted_low").fill_null(""))
+    # Nearly every printed text is the plain description and a right low: only the other
+    # rows need the kicker comparison below.
+    shown = shown.filter(~(printed.is_null() | (printed == pl.col("base"))) | ~low_ok)
+    shown = shown.with_columns(full=with_kickers.gather(shown["high_value"]))
     printed_kickers = printed.str.strip_prefix(pl.col("base") + " - ").str.strip_suffix(" kicker")
     full_kickers = pl.col("full").str.strip_prefix(pl.col("base") + " - ").str.strip_suffix(
         " kicker"
@@ -730,7 +735,6 @@ def _description_findings(
             & full_kickers.str.starts_with(printed_kickers)
         )
     )
-    low_ok = (pl.col("low_desc").fill_null("") == pl.col("wanted_low").fill_null(""))
     high_problem = pl.when(~high_ok).then(
         pl.lit("HI printed '") + printed + "', cards make '" + pl.col("base") + "'"
     )
@@ -767,9 +771,7 @@ _BUTTON_SQL = """
 with hands as (
     select site, hand_id, table_name, tournament_id, started_at, button_seat
     from button_hands
-    qualify row_number() over (
-        partition by site, hand_id order by part_order, row_order
-    ) = 1
+    {first_copy}
 ),
 ordered as (
     select site, hand_id, button_seat, previous_button
@@ -811,6 +813,11 @@ select
 from judged
 where expected is not null and button_seat != expected
 """
+# Keeps the first copy of a hand present twice; a window over every hand, so it is left out
+# when the caller knows no hand is repeated.
+_FIRST_COPY = """qualify row_number() over (
+        partition by site, hand_id order by part_order, row_order
+    ) = 1"""
 _BUTTON_COLUMNS = "site, hand_id, table_name, tournament_id, started_at, button_seat"
 
 
@@ -833,13 +840,20 @@ def _button_findings(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
         return _button_result(connection)
 
 
-def _button_result(connection: object) -> pl.DataFrame:
-    found = connection.sql(_BUTTON_SQL).pl()  # type: ignore[attr-defined]
+def _button_result(connection: object, *, first_copies: bool = True) -> pl.DataFrame:
+    query = _BUTTON_SQL.format(first_copy=_FIRST_COPY if first_copies else "")
+    found = connection.sql(query).pl()  # type: ignore[attr-defined]
     return found.cast(DISCREPANCY_SCHEMA) if found.height else _empty_findings()
 
 
-def _dataset_button_findings(root: Path, hand_parts: list[str], seat_parts: list[str]) -> pl.DataFrame:
-    """The button check over the whole dataset, in DuckDB with bounded memory (it spills)."""
+def _dataset_button_findings(
+    root: Path, hand_parts: list[str], seat_parts: list[str], repeated: bool = True
+) -> pl.DataFrame:
+    """The button check over the whole dataset, in DuckDB with bounded memory (it spills).
+
+    ``repeated`` False says no hand is present twice, so the query skips keeping the first
+    copy of each hand (a window over every hand, most of the check's time).
+    """
     import duckdb
 
     if not hand_parts:
@@ -863,7 +877,7 @@ def _dataset_button_findings(root: Path, hand_parts: list[str], seat_parts: list
                 "create view button_seats as"
                 " select '' as site, '' as hand_id, cast(0 as smallint) as seat limit 0"
             )
-        return _button_result(connection)
+        return _button_result(connection, first_copies=repeated)
 
 
 @dataclass(frozen=True)
@@ -945,6 +959,20 @@ def audit_unit(root: str, unit: AuditUnit, rake_schedule: str) -> UnitSummary:
     )
 
 
+# The columns of the hands, seats and showdowns that the checks read: a unit reads only these
+# (the other columns of those tables are a good part of their bytes). A check that starts
+# reading another column must add it here.
+_UNIT_COLUMNS = {
+    "hands": [
+        "site", "hand_id", "tournament_id", "table_name", "limit_type", "money_scale",
+        "small_blind", "big_blind", "small_bet", "big_bet", "button_seat", "started_at",
+        "board", "board2", "total_pot", "rake", "players_dealt",
+    ],
+    "seats": ["site", "hand_id", "seat", "player", "stack_start", "hole_cards"],
+    "showdowns": ["site", "hand_id", "player", "high_desc", "low_desc", "board_index"],
+}  # fmt: skip
+
+
 def _read_unit(root: Path, unit: AuditUnit) -> dict[str, pl.DataFrame]:
     """The unit's rows of every table (hands limited to ``rows``, later copies taken out)."""
     from pipeline.schema import TABLES
@@ -954,8 +982,9 @@ def _read_unit(root: Path, unit: AuditUnit) -> dict[str, pl.DataFrame]:
         if not path.exists():
             return None
         schema = pl.from_arrow(TABLES[table].empty_table()).schema  # type: ignore[union-attr]
+        wanted = _UNIT_COLUMNS.get(table, list(schema))
         frame = pl.scan_parquet(path, hive_partitioning=False).select(
-            [pl.col(name).cast(kind) for name, kind in schema.items()]
+            [pl.col(name).cast(schema[name]) for name in wanted]
         )
         later_copies = [hand_id for copy_part, hand_id in unit.excluded if copy_part == part]
         if later_copies:
@@ -1024,6 +1053,14 @@ def plan_units(root: Path, unit_hands: int = UNIT_HANDS) -> tuple[list[AuditUnit
     cut into row ranges. A hand whose copies sit in several units is audited in the unit of
     its first copy (dataset read order), as the whole-table audit keeps the first.
     """
+    units, hand_parts, seat_parts, _ = _plan(root, unit_hands)
+    return units, hand_parts, seat_parts
+
+
+def _plan(
+    root: Path, unit_hands: int
+) -> tuple[list[AuditUnit], list[str], list[str], bool]:
+    """`plan_units`, and whether any hand is present more than once in the dataset."""
     import pyarrow.parquet as pq
 
     from pipeline.dataset import read_manifest
@@ -1033,7 +1070,7 @@ def plan_units(root: Path, unit_hands: int = UNIT_HANDS) -> tuple[list[AuditUnit
         parts.update(listed or ())
     hand_parts = sorted(part for part in parts if part.startswith("hands/"))
     seat_parts = sorted(part for part in parts if part.startswith("seats/"))
-    owners = _first_copies(root, hand_parts)
+    owners, repeated = _first_copies(root, hand_parts)
     units: list[AuditUnit] = []
     group: list[str] = []
     group_site = ""
@@ -1062,30 +1099,38 @@ def plan_units(root: Path, unit_hands: int = UNIT_HANDS) -> tuple[list[AuditUnit
     close_group()
     if owners:
         units = [_with_exclusions(unit, owners) for unit in units]
-    return units, hand_parts, seat_parts
+    return units, hand_parts, seat_parts, repeated
 
 
-def _first_copies(root: Path, hand_parts: list[str]) -> dict[tuple[str, str], str]:
+def _first_copies(
+    root: Path, hand_parts: list[str]
+) -> tuple[dict[tuple[str, str], str], bool]:
     """(site, hand_id) → the part (relative to the table folder) of its first copy, for the
-    hands present in more than one part."""
+    hands present in more than one part; and whether any hand is present more than once
+    (in several parts or twice in one)."""
     import duckdb
 
     if not hand_parts:
-        return {}
+        return {}, False
     with duckdb.connect(config={"memory_limit": BUTTON_MEMORY, "threads": 2}) as connection:
         connection.execute(f"set temp_directory = '{(root / 'audit' / '.spill').as_posix()}'")
         rows = connection.sql(
             "with copies as ("
-            " select site, hand_id, filename from read_parquet(?, filename = true)"
-            " group by site, hand_id, filename),"
-            " repeated as (select site, hand_id from copies group by site, hand_id"
-            " having count(*) > 1)"
-            " select site, hand_id, min(filename) from copies semi join repeated"
-            " using (site, hand_id) group by site, hand_id",
+            " select site, hand_id, filename, count(*) as in_part"
+            " from read_parquet(?, filename = true) group by site, hand_id, filename),"
+            " repeated as (select site, hand_id, count(*) > 1 as several_parts from copies"
+            " group by site, hand_id having count(*) > 1 or sum(in_part) > 1)"
+            " select site, hand_id, min(filename), bool_or(several_parts) from copies"
+            " join repeated using (site, hand_id) group by site, hand_id",
             params=[[str(root / part) for part in hand_parts]],
         ).fetchall()
     prefix = len(str(root / "hands")) + 1
-    return {(site, hand_id): filename[prefix:] for site, hand_id, filename in rows}
+    owners = {
+        (site, hand_id): filename[prefix:]
+        for site, hand_id, filename, several_parts in rows
+        if several_parts
+    }
+    return owners, bool(rows)
 
 
 def _with_exclusions(unit: AuditUnit, owners: dict[tuple[str, str], str]) -> AuditUnit:
@@ -1125,7 +1170,7 @@ def run_audit(
     output = root / "audit"
     for table in AUDIT_TABLES:
         (output / table).mkdir(parents=True, exist_ok=True)
-    units, hand_parts, seat_parts = plan_units(root, unit_hands)
+    units, hand_parts, seat_parts, repeated = _plan(root, unit_hands)
     summaries: list[UnitSummary] = []
     if executor is None:
         for done, unit in enumerate(units, start=1):
@@ -1144,7 +1189,7 @@ def run_audit(
             for future in futures:
                 future.cancel()
             raise
-    button = _dataset_button_findings(root, hand_parts, seat_parts)
+    button = _dataset_button_findings(root, hand_parts, seat_parts, repeated)
     written = {path for summary in summaries for path in summary.written}
     for (site,), part in button.partition_by("site", as_dict=True).items():
         unit = AuditUnit(str(site), ("button",))

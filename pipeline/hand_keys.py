@@ -76,20 +76,20 @@ def attach_hand_rows(frame: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
     if frame.height == 0:
         keyed = frame.with_columns(hand_row=pl.lit(None, dtype=pl.Int64))
     else:
-        starts = (
-            (pl.col("hand_id") != pl.col("hand_id").shift(1))
-            | (pl.col("site") != pl.col("site").shift(1))
-        ).fill_null(True)
-        runs = frame.select(run=starts.cum_sum() - 1, start=starts)
-        run_index = runs["run"].cast(pl.Int64)
-        firsts = frame.filter(runs["start"]).select(hand_key=pl.struct(*HAND_KEY).hash(seed=0))
+        # Only the key columns are filtered and hashed: copying whole rows of tens of
+        # thousands of actions cost more than the lookup itself.
+        keys = frame.select(HAND_KEY)
+        run = keys.select(pl.struct(*HAND_KEY).rle_id()).to_series()
+        firsts = keys.filter(run != run.shift(1, fill_value=-1)).select(
+            hand_key=pl.struct(*HAND_KEY).hash(seed=0)
+        )
         found = firsts.join(
             hands.select(hand_key=pl.struct(*HAND_KEY).hash(seed=0), hand_row="hand_row"),
             on="hand_key",
             how="left",
             maintain_order="left",
         )["hand_row"]
-        keyed = frame.with_columns(hand_row=found.gather(run_index))
+        keyed = frame.with_columns(hand_row=found.gather(run))
         if found.null_count():
             keyed = keyed.filter(pl.col("hand_row").is_not_null())
     if "player" in keyed.columns:
@@ -218,12 +218,10 @@ def _match_kernel(
 
 def action_kind_codes(actions: pl.DataFrame) -> Int64Array:
     """The ``kind`` column as `ACTION_KIND_CODES` (-1 for a kind the audit does not know)."""
-    kinds = actions["kind"]
     known = pl.Enum(list(ACTION_KIND_CODES))
-    # The enum cast is the fast path; it refuses a kind outside the list.
-    if kinds.is_in(list(ACTION_KIND_CODES)).all():
-        return kinds.cast(known).to_physical().cast(pl.Int64).fill_null(-1).to_numpy()
-    return kinds.replace_strict(ACTION_KIND_CODES, default=-1, return_dtype=pl.Int64).to_numpy()
+    # A non-strict enum cast turns a kind outside the list (and a missing one) into null.
+    codes = actions["kind"].cast(known, strict=False).to_physical().cast(pl.Int64)
+    return codes.fill_null(-1).to_numpy()
 
 
 def match_actions(

@@ -184,3 +184,53 @@ def test_row_order_of_the_tables_changes_nothing(dataset: Path) -> None:
     assert canonical(again.payouts).equals(canonical(ordered.payouts))
     assert canonical(again.discrepancies).equals(canonical(ordered.discrepancies))
     assert ordered.discrepancies.height > 0
+
+
+def test_first_copies_tell_whether_any_hand_is_repeated(tmp_path: Path) -> None:
+    """The button check skips keeping first copies only when no hand is present twice: in
+    two parts (which also names the part of the first copy) or twice in one part."""
+    from pipeline.audit import _first_copies
+
+    def write_parts(*parts: list[str]) -> list[str]:
+        folder = tmp_path / f"case{len(list(tmp_path.iterdir()))}"
+        names = []
+        for number, hand_ids in enumerate(parts):
+            name = f"hands/site=x/part-{number}.parquet"
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            pl.DataFrame({"site": ["x"] * len(hand_ids), "hand_id": hand_ids}).write_parquet(
+                folder / name
+            )
+            names.append(name)
+        return [str(folder), *names]
+
+    root, *parts = write_parts(["1", "2"], ["3"])
+    assert _first_copies(Path(root), parts) == ({}, False)
+    root, *parts = write_parts(["1", "2", "2"], ["3"])
+    assert _first_copies(Path(root), parts) == ({}, True)
+    root, *parts = write_parts(["1", "2"], ["2", "3"])
+    assert _first_copies(Path(root), parts) == ({("x", "2"): "site=x/part-0.parquet"}, True)
+    assert _first_copies(Path(root), []) == ({}, False)
+
+
+def test_moved_buttons_are_found_per_unit_as_in_memory(dataset: Path, tmp_path: Path) -> None:
+    """The generated hands move the button right; here every fifth hand of a part has it one
+    seat on, so the button check (run once over the dataset, not per unit) has findings."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = tmp_path / "buttons"
+    shutil.copytree(dataset, root, ignore=shutil.ignore_patterns("audit"))
+    part = max((root / "hands").rglob("part-*.parquet"), key=lambda path: path.stat().st_size)
+    table = pq.read_table(part)
+    button = pl.col("button_seat")
+    moved = (
+        pl.from_arrow(table.select(["button_seat"]))
+        .select(pl.when(pl.int_range(pl.len()) % 5 == 0).then(button % 6 + 1).otherwise(button))
+        .to_series()
+    )
+    index = table.schema.get_field_index("button_seat")
+    column = pa.array(moved.to_list(), type=table.schema.field(index).type)
+    pq.write_table(table.set_column(index, table.schema.field(index), column), part)
+    summary = run_audit(root, "generated", unit_hands=UNIT_HANDS)
+    assert summary.findings_by_kind.get("button", 0) > 0
+    check_same_as_whole(root, summary)
