@@ -11,7 +11,7 @@ import pkgutil
 import sys
 from pathlib import Path
 
-ON_REQUEST = frozenset({"bench_scale"})
+ON_REQUEST = frozenset({"bench_fuzz", "bench_scale"})
 
 
 def bench_modules(filters: list[str]) -> list[str]:

@@ -505,7 +505,7 @@ class _Block:
             .select(
                 "hand",
                 reason=pl.lit("summary collected Total of ")
-                + pl.col("player")
+                + pl.col("player").fill_null("(unreadable name)")
                 + pl.lit(" differs from its Collects lines or its HI/LO parts"),
             )
         )

@@ -241,6 +241,8 @@ def finish(tables: HandTables) -> ParseResult:
             ],
             how="vertical_relaxed",
         )
+        # A check whose message quotes an unreadable field still quarantines the hand.
+        .with_columns(pl.col("reason").fill_null("damaged hand (reason text unreadable)"))
         .join(headers.select("hand"), on="hand", how="semi")
         .join(skipped.select("hand"), on="hand", how="anti")
         .unique(subset="hand", keep="first", maintain_order=True)

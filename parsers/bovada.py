@@ -614,7 +614,8 @@ class _Block:
             .select(
                 "hand",
                 reason=pl.lit("summary HI/LO of seat ")
-                + pl.col("seat").cast(pl.String)
+                # Null when the seat number or the payee's label could not be read.
+                + pl.col("seat").cast(pl.String).fill_null("(unreadable)")
                 + pl.lit(" (")
                 + pl.col("summary_won").fill_null(0).cast(pl.String)
                 + pl.lit(") differs from its Hand result lines (")

@@ -12,8 +12,9 @@ import polars as pl
 
 _SYMBOLS = "$€£₹"
 # A printed amount: optional symbol, digits with optional thousands separators and decimals,
-# optional euro suffix or ISO code.
-_AMOUNT = r"^[$€£₹]?\d[\d,]*(?:\.\d+)?€?(?: [A-Z]{3})?$"
+# optional euro suffix or ISO code. Separators group 3 digits (2 for Indian lakhs: 1,00,000),
+# so a damaged "1,2,3" is refused rather than read as 123.
+_AMOUNT = r"^[$€£₹]?(?:\d{1,3}(?:,\d{2,3})+|\d+)(?:\.\d+)?€?(?: [A-Z]{3})?$"
 
 __all__ = [
     "CARD_CODES",

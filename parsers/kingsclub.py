@@ -531,7 +531,7 @@ class _Block:
             .select(
                 "hand",
                 reason=pl.lit("summary seat ")
-                + pl.col("seat").cast(pl.String)
+                + pl.col("seat").cast(pl.String).fill_null("(unreadable)")
                 + pl.lit(": final stack is not the starting stack plus the net"),
             )
         )
@@ -543,7 +543,7 @@ class _Block:
             .select(
                 "hand",
                 reason=pl.lit("summary nets add up to ")
-                + pl.col("net").cast(pl.String)
+                + pl.col("net").cast(pl.String).fill_null("(unreadable)")
                 + pl.lit(", not minus the rake"),
             )
         )

@@ -675,9 +675,9 @@ class _Block:
             .select(
                 "hand",
                 reason=pl.lit("pot lines do not add up: winners leave ")
-                + pl.col("kept").cast(pl.String)
+                + pl.col("kept").cast(pl.String).fill_null("(unreadable)")
                 + pl.lit(", rake taken ")
-                + pl.col("rake").cast(pl.String),
+                + pl.col("rake").cast(pl.String).fill_null("(unreadable)"),
             )
         )
         results = self._shown(lines).select(
@@ -708,7 +708,7 @@ class _Block:
             .select(
                 "hand",
                 reason=pl.lit("summary seat ")
-                + pl.col("seat").cast(pl.String)
+                + pl.col("seat").cast(pl.String).fill_null("(unreadable)")
                 + pl.lit(": final stack is not the starting stack plus the net"),
             )
         )

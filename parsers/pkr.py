@@ -103,6 +103,7 @@ TIES = r"^(?P<player>.+?) ties (?P<amount>[$€£]?\d[\d,.]*) with (?P<half>high
 END = r"^End of Hand #\d+$"
 MARKER = r"^Dealing (?P<name>Cards|Flop|Turn|River)(?: (?P<cards>\[.*\]))?$"
 INFORMATIONAL = r"^(?:Seat \d+: .+ - .+)$"
+CHAT_PREFIX = 512  # characters of an unrecognised line compared with the players' names
 ACTION_WORDS = (
     r"^(?:posts|folds|checks|calls|bets|raises|shows|mucks|wins|ties|has|doesn't|Returning)\b"
 )
@@ -180,8 +181,16 @@ class PkrFormat(TextFormat):
         unknown = classified.filter(pl.col("kind") == KIND_UNKNOWN)
         if unknown.height == 0:
             return classified
-        players = self.fields(classified, KIND_SEAT, SEAT).select("hand", "player")
-        candidates = unknown.select("hand", "line_no", "line").join(players, on="hand", how="inner")
+        # Only the first characters tell chat from play: compare those, so a damaged line of
+        # megabytes is not copied once per seated player by the join (fuzzing: 1.5 GiB peak).
+        players = (
+            self.fields(classified, KIND_SEAT, SEAT)
+            .select("hand", "player")
+            .filter(pl.col("player").str.len_chars() < CHAT_PREFIX // 2)
+        )
+        candidates = unknown.select(
+            "hand", "line_no", line=pl.col("line").str.slice(0, CHAT_PREFIX)
+        ).join(players, on="hand", how="inner")
         rest = pl.col("line").str.slice(pl.col("player").str.len_chars())
         talk = (
             candidates.filter(
@@ -305,6 +314,9 @@ class PkrFormat(TextFormat):
             .then(pl.lit("missing or unreadable pot sizes"))
             .when(pl.col("bad_rake").fill_null(False))
             .then(pl.lit("unreadable rake"))
+            # A cash table's currency is read from the blinds' symbol ("Blinds are now $2 / $4").
+            .when(pl.col("currency").is_null())
+            .then(pl.lit("unknown currency: no currency symbol on the blinds line"))
         )
         return hands.with_columns(
             small_blind=money(pl.col("first"), scale),

@@ -37,6 +37,9 @@ from pipeline.profiles import SiteProfile
 __all__ = ["PokerStarsParser"]
 
 SITE = "pokerstars"
+# No Omaha table seats more players: a hand listing more is damaged (fuzzing spliced 200 seat
+# lines and every text format parsed it), and parsers/kernels.py assumes a handful per street.
+MAX_SEATS = 10
 GAME = "Omaha Hi/Lo"
 
 HAND_START = r"^PokerStars (?:Home Game |Zoom |Home Game Zoom )?(?:Hand|Game) #\d+: "
@@ -932,7 +935,9 @@ class _Block:
             conflicting=(pl.col("card_versions") > 1).sum(),
         )
         reason = (
-            pl.when(pl.col("bad") > 0)
+            pl.when(pl.col("seats") > MAX_SEATS)
+            .then(pl.lit(f"more than {MAX_SEATS} seat lines"))
+            .when(pl.col("bad") > 0)
             .then(pl.lit("unreadable seat line"))
             .when(pl.col("bad_stack") > 0)
             .then(pl.lit("unreadable stack"))
@@ -965,7 +970,12 @@ class _Block:
             actors.join(seated, on=["hand", "player"], how="anti")
             .sort("hand", "seq")
             .unique("hand", keep="first", maintain_order=True)
-            .select("hand", reason=pl.lit("player not seated: ") + pl.col("player"))
+            # A name that could not be read is null: say so rather than give a null reason.
+            .select(
+                "hand",
+                reason=pl.lit("player not seated: ")
+                + pl.col("player").fill_null("(unreadable name)"),
+            )
         )
         bad_amounts = (
             actors.filter(
