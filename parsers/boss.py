@@ -242,6 +242,8 @@ def read_boss_hand(header: dict[str, str], elements: list[dict[str, Any]]) -> Ha
         win = minor_units(result.get("WIN") or "0", scale, "result win")
         cards = [boss_card(link) for link in result.get("cards", [])]
         known = any(code is not None for code in cards)
+        if known and None in cards:
+            raise HandProblem(f"unreadable card among the shown cards of {player[:40]!r}")
         if known:
             record.sightings.append((player, cards))
         description = result.get("HAND")

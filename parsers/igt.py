@@ -82,7 +82,9 @@ def _load(text: str) -> Any:
 
     try:
         document = json.loads(text, parse_constant=refuse)
-    except json.JSONDecodeError as error:
+    except HandProblem:
+        raise
+    except ValueError as error:  # JSONDecodeError, or an integer of thousands of digits
         raise HandProblem(f"malformed JSON: {error}") from None
     except RecursionError:
         raise HandProblem(f"unsafe JSON: nested deeper than {MAX_DEPTH}") from None

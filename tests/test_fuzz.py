@@ -407,11 +407,6 @@ def test_pkr_megabyte_line_among_many_players_stays_small(seeds: Seeds) -> None:
 
 
 @needs_corpus
-@pytest.mark.xfail(
-    strict=True,
-    reason="parsers/boss.py or xml_hands.py (helper xml): a showdown RESULT of a player who is not seated, "
-    "with an unreadable card, is parsed with a null card in showdowns.cards (found by fuzzing)",
-)
 def test_boss_showdown_of_an_unseated_player_with_an_unreadable_card() -> None:
     path = CORPUS / "Boss/cash/LO8-EUR-0.05-0.10-201207.xml"
     text = path.read_text(encoding="utf-8")
@@ -427,11 +422,6 @@ def test_boss_showdown_of_an_unseated_player_with_an_unreadable_card() -> None:
     assert_sound("boss", edited.encode("utf-8"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="parsers/igt.py (helper xml): a JSON number of more than 4,300 digits makes "
-    "json.loads raise ValueError out of parse() instead of quarantining the hand (found by fuzzing)",
-)
 def test_igt_amount_of_thousands_of_digits_is_quarantined(seeds: Seeds) -> None:
     hand = own_hands(seeds, "igt")[0]
     assert '"amount": "5.00"' in hand
