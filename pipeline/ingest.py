@@ -913,7 +913,9 @@ def _sniff(block: bytes) -> tuple[SiteParser | None, str, str | None]:
     if not head:
         return None, "empty file", None
     encoding, bom = detect_encoding(head[:4096])
-    if not encoding.startswith("utf-16") and b"\x00" in head:
+    # A stray NUL is damage inside a text file (the hands around it still parse, the damaged one
+    # is quarantined by its parser); binary data has one NUL in every few hundred bytes.
+    if not encoding.startswith("utf-16") and head.count(b"\x00") > max(1, len(head) >> 10):
         return None, "binary file: NUL bytes in its first 64 KiB, not a hand history", None
     if len(head) < len(block):
         cut = _line_end_finder(head)(head, 0)
