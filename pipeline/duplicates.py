@@ -187,6 +187,7 @@ class Settled:
     duplicates: int = 0
     conflicts: int = 0
     index_rows: pl.DataFrame | None = None  # the stored hands' rows in the index part
+    index_part: str | None = None  # that part, relative to the dataset root
 
 
 def _empty_index() -> pl.DataFrame:
@@ -369,13 +370,17 @@ class DuplicateGuard:
                 if path in plan.by_path and final not in plan.by_path[path].parts:
                     plan.by_path[path].parts.append(final)
             settled.index_rows = index_rows
+            settled.index_part = final
         return settled
 
     def committed(self, settled: Settled, outcomes: Sequence[Outcome]) -> None:
         """Remember a committed task's keys and parts (later tasks of the run see them)."""
-        if settled.index_rows is not None:
+        if settled.index_rows is not None and settled.index_part is not None:
             self._keys.add(settled.index_rows["key"].to_numpy())
-            self._memory_rows.append(settled.index_rows)
+            # Only the keys stay in memory (8 bytes a hand); the rows are read back from the
+            # committed part when a later duplicate needs them, so a run's memory does not grow
+            # with the archive (it kept ~330 bytes a hand before).
+            self._index_paths.append(self._root / settled.index_part)
         for outcome in outcomes:
             self._parts_of[outcome.path] = list(outcome.parts)
 
