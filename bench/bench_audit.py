@@ -33,11 +33,12 @@ import platform
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import polars as pl
+
+from bench.measure import run_measured
 
 __all__ = ["main"]
 
@@ -49,7 +50,6 @@ UNIT_HANDS = int(os.environ.get("HILO_BENCH_AUDIT_UNIT_HANDS", "0"))  # 0: run_a
 TABLES = ("hands", "seats", "actions", "collections", "showdowns")
 UNITS_BASELINE = os.environ.get("HILO_BENCH_AUDIT_UNITS_BASELINE", "")
 PATHS = ("baseline", "in memory", "units, here", "units, 2 workers")
-SAMPLE_SECONDS = 0.05
 
 
 def _machine() -> str:
@@ -141,31 +141,6 @@ def _run_path(path: str, dataset: Path) -> dict[str, float]:
     return {"audit": seconds, "total": seconds, "hands": summary.hands, "findings": findings}
 
 
-def _tree_memory(pid: int) -> int:
-    """Memory of process ``pid`` and all its descendants, in bytes.
-
-    The proportional set size (PSS) where Linux gives it: worker processes forked from one
-    server share its pages, which summing their RSS would count once per process.
-    """
-    import psutil
-
-    try:
-        root = psutil.Process(pid)
-        processes = [root, *root.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        return 0
-    total = 0
-    for process in processes:
-        try:
-            try:
-                total += process.memory_full_info().pss
-            except (AttributeError, psutil.AccessDenied):
-                total += process.memory_info().rss
-        except psutil.NoSuchProcess:
-            pass
-    return total
-
-
 def _revision_tree(revision: str) -> Path:
     """The files of git ``revision``, extracted once under ``bench/out``."""
     commit = subprocess.run(
@@ -187,28 +162,10 @@ def _measure(path: str, dataset: Path, tree: Path = REPOSITORY) -> dict[str, flo
 
     ``tree`` is the source tree the child runs (this one, or a revision's `_revision_tree`).
     """
-    child = subprocess.Popen(
+    timings, peak = run_measured(
         [sys.executable, "-m", "bench.bench_audit", path, str(dataset)],
-        cwd=tree, stdout=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(tree)},
+        cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
     )  # fmt: skip
-    peak = 0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, _tree_memory(child.pid))
-            time.sleep(SAMPLE_SECONDS)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    output, _ = child.communicate()
-    done.set()
-    sampler.join()
-    if child.returncode != 0:
-        raise RuntimeError(f"bench path {path!r} failed ({child.returncode})")
-    timings: dict[str, float] = json.loads(output.strip().splitlines()[-1])
     timings["peak_memory"] = peak
     return timings
 

@@ -27,17 +27,17 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from bench.measure import run_measured
 
 __all__ = ["main"]
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 HANDS = int(os.environ.get("HILO_SCALE_HANDS", "5000000"))
 SEED = 7
-SAMPLE_SECONDS = 0.05
 ENGINES = {"local": None, "dask, 2 workers": 2, "dask, 1 worker": 1}
 # HILO_SCALE_ENGINES=local skips the cluster runs (a comma list of the names above).
 SELECTED = [
@@ -147,47 +147,12 @@ def _hands(dataset: Path) -> int:
 # -- the driver ------------------------------------------------------------------------------
 
 
-def _tree_rss(pid: int) -> int:
-    """Resident bytes of process ``pid`` and all its descendants."""
-    import psutil
-
-    try:
-        root = psutil.Process(pid)
-        processes = [root, *root.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        return 0
-    total = 0
-    for process in processes:
-        try:
-            total += process.memory_info().rss
-        except psutil.NoSuchProcess:
-            pass
-    return total
-
-
 def _measure(engine: str, stage: str, dataset: Path, archive: Path) -> dict[str, Any]:
-    """Run one stage in a child process; its result and the peak RSS of its process tree."""
-    child = subprocess.Popen(
+    """Run one stage in a child process; its result and the peak memory (PSS) of its tree."""
+    result, peak = run_measured(
         [sys.executable, "-m", "bench.bench_scale", engine, stage, str(dataset), str(archive)],
-        cwd=REPOSITORY, stdout=subprocess.PIPE, text=True,
+        cwd=REPOSITORY,
     )  # fmt: skip
-    peak = 0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, _tree_rss(child.pid))
-            time.sleep(SAMPLE_SECONDS)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    output, _ = child.communicate()
-    done.set()
-    sampler.join()
-    if child.returncode != 0:
-        raise RuntimeError(f"{engine} {stage} failed ({child.returncode})")
-    result: dict[str, Any] = json.loads(output.strip().splitlines()[-1])
     result["peak_rss"] = peak
     return result
 
