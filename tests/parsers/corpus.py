@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import re
 from pathlib import Path
 
@@ -15,6 +16,14 @@ CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 needs_corpus = pytest.mark.skipif(
     not (CORPUS / "MANIFEST.tsv").exists(), reason=f"conformance corpus not found at {CORPUS}"
 )
+
+
+def manifest_rows() -> list[dict[str, str]]:
+    """Every row of the corpus's ``MANIFEST.tsv`` (none when the corpus is absent)."""
+    if not (CORPUS / "MANIFEST.tsv").exists():
+        return []
+    with open(CORPUS / "MANIFEST.tsv", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
 
 
 def cards(text: str) -> list[int]:

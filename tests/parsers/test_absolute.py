@@ -7,7 +7,6 @@ parser.
 
 from __future__ import annotations
 
-import csv
 import re
 from datetime import UTC, datetime
 
@@ -19,7 +18,7 @@ from parsers.absolute import AbsoluteParser
 from parsers.base import ParseResult
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
-from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus
+from tests.parsers.corpus import CORPUS, cards, frames, manifest_rows, needs_corpus
 
 CASH = "Absolute/cash/PLO8-2max-USD-30-60-200912.txt"
 MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
@@ -37,10 +36,7 @@ def parse_file(relative: str) -> ParseResult:
 
 
 def manifest() -> list[dict[str, str]]:
-    if not (CORPUS / "MANIFEST.tsv").exists():
-        return []
-    with open(CORPUS / "MANIFEST.tsv", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
+    rows = manifest_rows()
     return [r for r in rows if r["role"].startswith("hand_history") and r["site"] == "Absolute"]
 
 

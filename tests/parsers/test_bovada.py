@@ -6,7 +6,6 @@ tournament), not produced by the parser.
 
 from __future__ import annotations
 
-import csv
 import re
 from datetime import UTC, datetime
 
@@ -18,7 +17,7 @@ from parsers.base import ParseResult
 from parsers.bovada import BovadaParser
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
-from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus
+from tests.parsers.corpus import CORPUS, cards, frames, manifest_rows, needs_corpus
 
 CORRUPTED = "Bovada/cash/PLO8-9max-USD-0.02-0.05-201408.corrupted.lines.txt"
 HIGH_AND_LOW = "other/Bovada-HAND_OMAHA_HILO_HIGH_AND_LOW.txt"
@@ -38,10 +37,7 @@ def parse_file(relative: str) -> ParseResult:
 
 
 def manifest() -> list[dict[str, str]]:
-    if not (CORPUS / "MANIFEST.tsv").exists():
-        return []
-    with open(CORPUS / "MANIFEST.tsv", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
+    rows = manifest_rows()
     return [
         row
         for row in rows

@@ -6,7 +6,6 @@ parser.
 
 from __future__ import annotations
 
-import csv
 import re
 from datetime import UTC, datetime
 
@@ -18,7 +17,7 @@ from parsers.base import ParseResult
 from parsers.cake import CakeParser
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
-from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus
+from tests.parsers.corpus import CORPUS, cards, frames, manifest_rows, needs_corpus
 
 TOUR = "Cake/tour/PLO8-2max-USD-5-201307.txt"
 MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
@@ -36,10 +35,7 @@ def parse_file(relative: str) -> ParseResult:
 
 
 def manifest() -> list[dict[str, str]]:
-    if not (CORPUS / "MANIFEST.tsv").exists():
-        return []
-    with open(CORPUS / "MANIFEST.tsv", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
+    rows = manifest_rows()
     return [r for r in rows if r["role"].startswith("hand_history") and r["site"] == "Cake"]
 
 

@@ -5,7 +5,6 @@ Golden values were read off the hand text by hand (amounts in cents), not produc
 
 from __future__ import annotations
 
-import csv
 import re
 from datetime import UTC, datetime
 
@@ -17,7 +16,7 @@ from parsers.base import ParseResult
 from parsers.columns import card_code
 from parsers.pkr import PkrParser
 from parsers.text import decode_lines
-from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus, variant_counts
+from tests.parsers.corpus import CORPUS, cards, frames, manifest_rows, needs_corpus, variant_counts
 
 PARSER = PkrParser()
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
@@ -36,10 +35,7 @@ def parse_text(text: str) -> ParseResult:
 
 
 def manifest() -> list[dict[str, str]]:
-    if not (CORPUS / "MANIFEST.tsv").exists():
-        return []
-    with open(CORPUS / "MANIFEST.tsv", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
+    rows = manifest_rows()
     return [
         r for r in rows if r["role"].startswith("hand_history") and r["path"].startswith("PKR/")
     ]

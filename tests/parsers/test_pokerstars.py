@@ -6,7 +6,6 @@ chips), not produced by the parser.
 
 from __future__ import annotations
 
-import csv
 from datetime import datetime, timezone
 
 import numpy as np
@@ -15,7 +14,7 @@ import pytest
 
 from parsers import parse_bytes
 from parsers.base import ParseResult
-from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus, variant_counts
+from tests.parsers.corpus import CORPUS, cards, frames, manifest_rows, needs_corpus, variant_counts
 
 
 def parse_file(relative: str) -> ParseResult:
@@ -26,10 +25,7 @@ def parse_file(relative: str) -> ParseResult:
 
 
 def stars_manifest() -> list[dict[str, str]]:
-    if not (CORPUS / "MANIFEST.tsv").exists():
-        return []
-    with open(CORPUS / "MANIFEST.tsv", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
+    rows = manifest_rows()
     return [
         row
         for row in rows
@@ -62,11 +58,15 @@ def test_corpus_chips_balance(row: dict[str, str]) -> None:
         pytest.skip("no Omaha Hi/Lo hand in this file")
     money_in = {"post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise"}
     actions = tables["actions"]
-    put = actions.filter(pl.col("kind").is_in(money_in)).group_by("hand_id").agg(
-        put=pl.col("amount").sum()
+    put = (
+        actions.filter(pl.col("kind").is_in(money_in))
+        .group_by("hand_id")
+        .agg(put=pl.col("amount").sum())
     )
-    returned = actions.filter(pl.col("kind") == "uncalled_return").group_by("hand_id").agg(
-        returned=pl.col("amount").sum()
+    returned = (
+        actions.filter(pl.col("kind") == "uncalled_return")
+        .group_by("hand_id")
+        .agg(returned=pl.col("amount").sum())
     )
     collected = tables["collections"].group_by("hand_id").agg(collected=pl.col("amount").sum())
     joined = (
@@ -167,7 +167,10 @@ def test_golden_quartered_low_cash() -> None:
     hand = tables["hands"].filter(pl.col("hand_id") == hand_id).row(0, named=True)
     assert (hand["currency"], hand["money_scale"], hand["limit_type"]) == ("USD", 100, "PL")
     assert (hand["small_blind"], hand["big_blind"], hand["total_pot"], hand["rake"]) == (
-        1, 2, 39, 0
+        1,
+        2,
+        39,
+        0,
     )
     assert hand["side_pots"] is None
     assert hand["started_at"] == datetime(2009, 11, 26, 15, 37, 53, tzinfo=timezone.utc)
@@ -226,7 +229,10 @@ def test_golden_antes_and_mid_hand_join() -> None:
     hand = chico["hands"].row(0, named=True)
     assert hand["tournament_id"] == "18272685271857837393"
     assert (hand["ante"], hand["small_blind"], hand["big_blind"], hand["level"]) == (
-        1000, 10000, 20000, "XV"
+        1000,
+        10000,
+        20000,
+        "XV",
     )
     antes = chico["actions"].filter(pl.col("kind") == "ante")
     assert antes.height == 6 and antes["amount"].unique().to_list() == [1000]
@@ -383,7 +389,10 @@ def test_other_games_are_skipped_not_misread() -> None:
     assert result.skipped_games == {"Hold'em": 1, "Razz": 1}
     hand = frames(result)["hands"].filter(pl.col("hand_id") == "4").row(0, named=True)
     assert (hand["mixed_game"], hand["limit_type"], hand["small_bet"], hand["big_bet"]) == (
-        "8-Game", "FL", 2, 4
+        "8-Game",
+        "FL",
+        2,
+        4,
     )
 
 
@@ -400,7 +409,9 @@ def test_encodings_give_identical_tables() -> None:
     for other in results[1:]:
         for name in ("seats", "actions", "collections"):
             assert other[name].equals(results[0][name]), name
-        assert other["hands"].drop("source_offset").equals(results[0]["hands"].drop("source_offset"))
+        assert (
+            other["hands"].drop("source_offset").equals(results[0]["hands"].drop("source_offset"))
+        )
 
 
 def test_source_offsets_point_at_each_hand_in_utf16() -> None:
@@ -408,8 +419,10 @@ def test_source_offsets_point_at_each_hand_in_utf16() -> None:
     data = "\ufeff".encode("utf-16-le") + text.encode("utf-16-le")
     offsets = frames(parse_text(data))["hands"]["source_offset"].to_list()
     for hand_id, offset in zip(("1", "2"), offsets, strict=True):
-        assert data[offset:].decode("utf-16-le", errors="ignore").startswith(
-            f"PokerStars Hand #{hand_id}:"
+        assert (
+            data[offset:]
+            .decode("utf-16-le", errors="ignore")
+            .startswith(f"PokerStars Hand #{hand_id}:")
         )
 
 

@@ -6,7 +6,6 @@ Golden values were read off the hand text by hand (amounts in cents, tournament 
 
 from __future__ import annotations
 
-import csv
 from datetime import UTC, datetime
 
 import polars as pl
@@ -16,7 +15,15 @@ import parsers
 from parsers.base import ParseResult
 from parsers.text import decode_lines
 from parsers.wpn import WpnParser
-from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, needs_corpus, variant_counts
+from tests.parsers.corpus import (
+    CORPUS,
+    cards,
+    chip_ledger,
+    frames,
+    manifest_rows,
+    needs_corpus,
+    variant_counts,
+)
 
 PARSER = WpnParser()
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
@@ -39,10 +46,7 @@ def parse_file(relative: str) -> ParseResult:
 
 def manifest() -> list[dict[str, str]]:
     """The current-format WPN files (the old ``Game ID`` format has its own parser)."""
-    if not (CORPUS / "MANIFEST.tsv").exists():
-        return []
-    with open(CORPUS / "MANIFEST.tsv", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
+    rows = manifest_rows()
     return [
         row
         for row in rows
