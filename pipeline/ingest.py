@@ -71,6 +71,8 @@ FLUSH_ROWS = 500_000
 SNIFF_BYTES = 64 << 10  # text given to the format registry
 SMALL_FILES_LINES = 400_000  # whole small files parsed together up to about this many lines
 MAX_CARRY_BYTES = 4 * BLOCK_BYTES  # a "hand" longer than this is not a hand: parse what we have
+MAX_LINE_BYTES = MAX_CARRY_BYTES  # a longer line is skipped and its hand quarantined
+LONG_LINE_HEAD_BYTES = 4096  # what is decoded of such a line: does it open a hand?
 MAX_MEMBER_BYTES = 16 << 30  # refuse larger archive members
 MAX_COMPRESSION_RATIO = 100  # hand histories compress about 10:1; bombs 1000:1
 RATIO_FREE_BYTES = 1 << 20  # small members may compress well beyond the ratio harmlessly
@@ -809,7 +811,8 @@ def _stream_source(
         return
     outcome.site = parser.site
     encoding: str | None = None
-    line_end = _line_end_finder(block)
+    newline = _newline_of(block)
+    in_quarantined_hand = False  # lines up to the next hand start follow a quarantined hand
     carry = b""
     carry_offset = 0
     position = 0  # file offset just past ``block``
@@ -817,14 +820,33 @@ def _stream_source(
         position += len(block)
         data = carry + block if carry else block
         data_offset = carry_offset
+        if in_quarantined_hand:
+            data, data_offset, in_quarantined_hand = _drop_rest_of_hand(
+                parser, data, data_offset, at_end, newline, encoding
+            )
         # Only whole lines are decoded; the partial last line waits for the next block.
-        complete = data if at_end else data[: line_end(data, data_offset)]
+        cut = _last_line_end(data, data_offset, newline)
+        if len(data) - cut > MAX_LINE_BYTES:
+            encoding = _quarantine_long_line(
+                index, parser, data, data_offset, cut, encoding, source.path, sink, outcome
+            )
+            in_quarantined_hand = True
+            skipped = _skip_line(stream, block_bytes, newline, position, at_end, hasher)
+            block, at_end, position = skipped.block, skipped.at_end, skipped.position
+            carry, carry_offset = b"", position - len(block)
+            position -= len(block)  # the loop's head counts the block again
+            if not block and at_end:
+                break
+            continue
+        complete = data if at_end else data[:cut]
         if complete:
             lines = decode_lines(complete, data_offset, encoding)
             encoding = lines.encoding
             if at_end:
-                if small_files is not None and position == len(block) and small_files.accepts(
-                    parser
+                if (
+                    small_files is not None
+                    and position == len(block)
+                    and small_files.accepts(parser)
                 ):
                     small_files.add(index, parser, lines.lines, lines.offsets, source.path, outcome)
                 else:
@@ -854,8 +876,6 @@ def _stream_source(
                     else (data_offset + len(complete))
                 )
                 carry = data[carry_offset - data_offset :]
-        elif len(data) > MAX_CARRY_BYTES:
-            raise _Refused(f"no line break in {MAX_CARRY_BYTES} bytes: not a hand history")
         else:
             carry, carry_offset = data, data_offset
         sink.flush_if_full()
@@ -868,6 +888,118 @@ def _stream_source(
     if hasher is not None and outcome.sha256 is None:
         outcome.sha256, outcome.size = hasher.hexdigest(), position
         _is_copy(outcome, source, first_path_of)
+
+
+def _quarantine_long_line(
+    index: int,
+    parser: SiteParser,
+    data: bytes,
+    data_offset: int,
+    cut: int,
+    encoding: str | None,
+    source_file: str,
+    sink: _PartSink,
+    outcome: FileOutcome,
+) -> str | None:
+    """Account for ``data``, whose last line (from ``cut``) is longer than ``MAX_LINE_BYTES``.
+
+    The whole hands before the long line are parsed; the hand it opens or belongs to is
+    quarantined (its lines after the long one are then dropped, see `_drop_rest_of_hand`).
+    A long line outside any hand is junk between hands, which parsers pass over anyway.
+    Returns the encoding the text before the line was decoded with.
+    """
+    line_offset = data_offset + cut
+    head = decode_lines(data[cut : cut + LONG_LINE_HEAD_BYTES], line_offset, encoding).lines
+    opens_hand = bool(parser.hand_starts(head.head(1))[0])
+    lines = decode_lines(data[:cut], data_offset, encoding) if cut else None
+    starts = np.flatnonzero(parser.hand_starts(lines.lines)) if lines is not None else []
+    hand: tuple[int, str] | None = None
+    whole_lines = 0 if lines is None else len(lines.lines)
+    if opens_hand:
+        hand = (line_offset, "")
+    elif lines is not None and len(starts):
+        whole_lines = int(starts[-1])
+        hand_text = "\n".join(lines.lines[whole_lines:].head(200).to_list())
+        hand = (int(lines.offsets[whole_lines]), hand_text + "\n")
+    if lines is not None and whole_lines:
+        _add_parsed(
+            index,
+            parser,
+            lines.lines[:whole_lines],
+            lines.offsets[:whole_lines],
+            source_file,
+            sink,
+            outcome,
+        )
+    if hand is not None:
+        offset, text = hand
+        reason = (
+            f"line of more than {MAX_LINE_BYTES} bytes at byte {line_offset}:"
+            " hand quarantined, the line skipped"
+        )
+        text += str(head[0])[:200] + "…"
+        reject = _file_reject(source_file, reason, text, site=parser.site).set_column(
+            1, "source_offset", pa.array([offset], pa.int64())
+        )
+        sink.add(index, "rejects", parser.site, reject)
+        outcome.hands_found += 1
+        outcome.rejected += 1
+    return encoding if lines is None else lines.encoding
+
+
+def _drop_rest_of_hand(
+    parser: SiteParser,
+    data: bytes,
+    data_offset: int,
+    at_end: bool,
+    newline: bytes,
+    encoding: str | None,
+) -> tuple[bytes, int, bool]:
+    """Drop the whole lines of ``data`` before its first hand start.
+
+    Returns ``(data, data_offset, still in the hand)``: the lines after a skipped line belong
+    to its quarantined hand, and a parser would take them for a hand without a header.
+    """
+    cut = len(data) if at_end else _last_line_end(data, data_offset, newline)
+    if not cut:
+        return data, data_offset, True
+    lines = decode_lines(data[:cut], data_offset, encoding)
+    starts = np.flatnonzero(parser.hand_starts(lines.lines))
+    if not len(starts):
+        return data[cut:], data_offset + cut, True
+    first = int(lines.offsets[starts[0]])
+    return data[first - data_offset :], first, False
+
+
+@dataclass(frozen=True)
+class _AfterLine:
+    """Where reading resumes after a skipped line."""
+
+    block: bytes  # the rest of the block the line ended in
+    at_end: bool
+    position: int  # file offset just past ``block``
+
+
+def _skip_line(
+    stream: BinaryIO,
+    block_bytes: int,
+    newline: bytes,
+    position: int,
+    at_end: bool,
+    hasher: hashlib._Hash | None,
+) -> _AfterLine:
+    """Read past the end of the line being read at ``position`` without keeping it."""
+    while not at_end:
+        block = _read_block(stream, block_bytes)
+        at_end = len(block) < block_bytes
+        if hasher is not None:
+            hasher.update(block)
+        block_offset = position
+        position += len(block)
+        end = _first_line_end(block, block_offset, newline)
+        if end:
+            return _AfterLine(block[end:], at_end, position)
+    return _AfterLine(b"", True, position)
 
 
 def _drain(stream: BinaryIO, hasher: hashlib._Hash, size: int) -> tuple[str, int]:
@@ -886,25 +1018,38 @@ def _last_hand_start(parser: SiteParser, lines: pl.Series) -> int | None:
     return int(starts[-1])
 
 
-def _line_end_finder(first_block: bytes) -> Callable[[bytes, int], int]:
-    """Return ``f(data, data_offset) -> index just past the last complete line in data``."""
+def _newline_of(first_block: bytes) -> bytes:
+    """The bytes of a line break in a file starting with ``first_block``."""
     encoding, _ = detect_encoding(first_block[:4096])
     if encoding == "utf-16-le":
-        newline = b"\n\x00"
-    elif encoding == "utf-16-be":
-        newline = b"\x00\n"
-    else:
-        return lambda data, _offset: data.rfind(b"\n") + 1
+        return b"\n\x00"
+    if encoding == "utf-16-be":
+        return b"\x00\n"
+    return b"\n"
 
-    def find_wide(data: bytes, data_offset: int) -> int:
-        end = len(data)
-        while (found := data.rfind(newline, 0, end)) >= 0:
-            if (data_offset + found) % 2 == 0:  # a code unit, not the middle of two
-                return found + 2
-            end = found + 1
-        return 0
 
-    return find_wide
+def _last_line_end(data: bytes, data_offset: int, newline: bytes) -> int:
+    """Index just past the last complete line in ``data`` (which starts at ``data_offset``)."""
+    if len(newline) == 1:
+        return data.rfind(newline) + 1
+    end = len(data)
+    while (found := data.rfind(newline, 0, end)) >= 0:
+        if (data_offset + found) % 2 == 0:  # a code unit, not the middle of two
+            return found + 2
+        end = found + 1
+    return 0
+
+
+def _first_line_end(data: bytes, data_offset: int, newline: bytes) -> int:
+    """Index just past the first line break in ``data``, or 0 when it holds none."""
+    if len(newline) == 1:
+        return data.find(newline) + 1
+    start = 0
+    while (found := data.find(newline, start)) >= 0:
+        if (data_offset + found) % 2 == 0:
+            return found + 2
+        start = found + 1
+    return 0
 
 
 def _sniff(block: bytes) -> tuple[SiteParser | None, str, str | None]:
@@ -918,7 +1063,7 @@ def _sniff(block: bytes) -> tuple[SiteParser | None, str, str | None]:
     if not encoding.startswith("utf-16") and head.count(b"\x00") > max(1, len(head) >> 10):
         return None, "binary file: NUL bytes in its first 64 KiB, not a hand history", None
     if len(head) < len(block):
-        cut = _line_end_finder(head)(head, 0)
+        cut = _last_line_end(head, 0, _newline_of(head))
         head = head[:cut] if cut > bom else head
     try:
         text = "\n".join(decode_lines(head).lines.to_list())

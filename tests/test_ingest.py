@@ -10,6 +10,7 @@ import gzip
 import hashlib
 import shutil
 import zipfile
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from pathlib import Path
@@ -670,3 +671,75 @@ def test_tasks_get_absolute_paths(
         assert task.root == str(tmp_path / "dataset")
         assert [source.location for source in task.sources] == [str(tmp_path / "hands.txt")]
         assert [source.path for source in task.sources] == ["hands.txt"]  # recorded as given
+
+
+# --- lines too long to be text ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def generated_hands(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """Forty generated PokerStars cash hands, each its own text."""
+    from pipeline.generate import generate
+
+    out = tmp_path_factory.mktemp("generated")
+    generate(40, 11, out, tournament_share=0.0, workers=1)
+    text = "".join(path.read_text() for path in sorted((out / "pokerstars").rglob("*.txt")))
+    hands = [hand.strip("\n") for hand in text.split("\n\n\n") if hand.strip()]
+    assert len(hands) == 40 and all(hand.startswith("PokerStars ") for hand in hands)
+    return hands
+
+
+def hand_id_of(hand: str) -> str:
+    return hand.split("#", 1)[1].split(":", 1)[0]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_a_line_too_long_quarantines_its_hand_and_keeps_the_rest(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    generated_hands: list[str],
+    encoding: str,
+) -> None:
+    """Hand 7 holds two lines of 200,000 characters, hand 40 one at the file's end without a
+    line break: with the line limit at 64 KiB, those two hands are quarantined (once each)
+    naming the line, the other 38 parse as they do without it."""
+    monkeypatch.setattr(ingest_module, "MAX_LINE_BYTES", 64 << 10)
+    long_line = "x" * 200_000
+    hands = list(generated_hands)
+    seven = hands[6].split("\n")
+    hands[6] = "\n".join([*seven[:3], long_line, *seven[3:6], long_line, *seven[6:]])
+    hands[39] = hands[39] + "\n" + long_line
+    clean = tmp_path / "clean.txt"
+    damaged = tmp_path / "damaged.txt"
+    clean.write_text("\n\n\n".join(generated_hands) + "\n", encoding=encoding)
+    damaged.write_text("\n\n\n".join(hands), encoding=encoding)
+
+    expected = ingest([clean], tmp_path / "clean", workers=1, block_bytes=16 << 10)
+    summary = ingest([damaged], tmp_path / "damaged", workers=1, block_bytes=16 << 10)
+
+    assert expected.parsed == 40
+    assert (summary.hands_found, summary.parsed, summary.rejected) == (40, 38, 2)
+    assert summary.errors == []
+    damaged_ids = {hand_id_of(hands[6]), hand_id_of(hands[39])}
+    for table in ("hands", "seats", "actions", "collections"):
+        clean_rows = table_rows(tmp_path / "clean", table, drop=["source_file", "source_offset"])
+        undamaged = Counter({row: n for row, n in clean_rows.items() if row[1] not in damaged_ids})
+        assert table_rows(tmp_path / "damaged", table, drop=["source_file", "source_offset"]) == (
+            undamaged
+        ), table
+    rejects = dataset.read_table(tmp_path / "damaged", "rejects").to_pylist()
+    data = damaged.read_bytes()
+    marker = "PokerStars ".encode("utf-16-le" if encoding == "utf-16" else "utf-8")
+    assert len(rejects) == 2
+    for reject, hand in zip(
+        sorted(rejects, key=lambda row: row["source_offset"]), (hands[6], hands[39])
+    ):
+        assert reject["reason"].startswith(f"line of more than {64 << 10} bytes at byte ")
+        assert reject["reason"].endswith("hand quarantined, the line skipped")
+        assert reject["raw_text"].startswith(hand.split("\n", 1)[0])
+        assert reject["raw_text"].endswith("\n" + "x" * 200 + "…")
+        offset = reject["source_offset"]
+        assert data[offset : offset + len(marker)] == marker
+    row = manifest_by_path(tmp_path / "damaged")[str(damaged)]
+    assert (row["hands"], row["rejected"], row["error"]) == (38, 2, None)
+    assert row["sha256"] == hashlib.sha256(data).hexdigest() and row["size"] == len(data)

@@ -173,10 +173,10 @@ def test_entities_are_refused_and_the_good_hands_kept(
         assert "root:x:0" not in text and "lollollol" not in text
 
 
-def test_a_one_gigabyte_attribute_is_refused_and_the_other_file_kept(tmp_path: Path) -> None:
-    """A sparse file: 70 KB of good games, then an attribute of 1 GiB without a line break.
-    Ingest's line guard refuses the file after reading at most 40 MiB of it; the other file
-    of the run is ingested whole."""
+def test_a_one_gigabyte_attribute_quarantines_its_game_and_nothing_else(tmp_path: Path) -> None:
+    """A sparse file: 70 KB of good games, then an attribute of 1 GiB without a line break,
+    then one more game. Ingest's line guard quarantines the game that line opens and reads
+    past the line without keeping it; the games around it and the other file are parsed."""
     hostile = tmp_path / "huge-attribute.xml"
     head = (DESCRIPTION + games(1, 80) + HOSTILE_OPEN).encode()
     assert len(head) > 64 << 10  # the sniffed head holds no NUL byte
@@ -190,18 +190,24 @@ def test_a_one_gigabyte_attribute_is_refused_and_the_other_file_kept(tmp_path: P
     summary, elapsed, peak = run([hostile, good], tmp_path / "ds")
     assert_quick(elapsed, peak)
     files = table(tmp_path / "ds", "files").sort("path")
-    assert files.select("path", "hands", "error").rows() == [
-        (str(good), 5, None),
-        (str(hostile), 0, "no line break in 33554432 bytes: not a hand history"),
+    assert files.select("path", "hands", "rejected", "error").rows() == [
+        (str(good), 5, 0, None),
+        (str(hostile), 81, 1, None),
     ]
-    assert table(tmp_path / "ds", "hands")["hand_id"].to_list() == [
-        f"9000-{n}" for n in range(200, 205)
-    ]
+    assert sorted(table(tmp_path / "ds", "hands")["hand_id"].to_list()) == sorted(
+        [f"9000-{n}" for n in [*range(1, 81), 100, *range(200, 205)]]
+    )
     rejects = table(tmp_path / "ds", "rejects")
-    assert rejects.select("source_file", "reason").rows() == [
-        (str(hostile), "no line break in 33554432 bytes: not a hand history")
+    assert rejects.select("source_file", "source_offset", "reason").rows() == [
+        (
+            str(hostile),
+            len(head) - len(HOSTILE_OPEN),
+            f"line of more than 33554432 bytes at byte {len(head) - len(HOSTILE_OPEN)}:"
+            " hand quarantined, the line skipped",
+        )
     ]
-    assert summary.parsed == 5
+    assert rejects["raw_text"][0].startswith(HOSTILE_OPEN)
+    assert (summary.parsed, summary.rejected) == (86, 1)
 
 
 def test_an_element_larger_than_a_block_is_quarantined_not_buffered(tmp_path: Path) -> None:
