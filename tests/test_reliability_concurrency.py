@@ -12,6 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from bench.bench_ingest import write_replicated_files
@@ -112,3 +113,52 @@ def test_readers_during_an_ingest_see_only_whole_commits(
     assert len(set(seen)) >= 2, "the reader never ran during the ingest: make the input larger"
     final = run_hilo(["query", str(root), "select count(*) as n from hands", "--format", "csv"])
     assert final.stdout.split()[-1] == str(dataset.read_table(root, "hands").num_rows)
+
+
+def audit_rows(root: Path, table: str) -> list[tuple[object, ...]]:
+    paths = sorted((root / "audit" / table).glob("site=*/part-*.parquet"))
+    return sorted(pl.read_parquet(paths, hive_partitioning=True).rows(), key=repr)
+
+
+def test_an_audit_during_an_ingest_audits_one_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ingest commits more hands while an audit runs (between its first and second unit):
+    the audit's rows are exactly those of an audit of the dataset as it was when it started;
+    the next audit covers everything."""
+    from pipeline import audit
+    from pipeline.generate import generate
+    from pipeline.ingest import ingest
+
+    before, after = tmp_path / "before", tmp_path / "after"
+    generate(300, 1, before, fault_rate=0.05, workers=1)
+    generate(300, 2, after, fault_rate=0.05, workers=1)
+    root, snapshot = tmp_path / "dataset", tmp_path / "snapshot"
+    ingest([before / "pokerstars"], root, workers=1)
+    ingest([before / "pokerstars"], snapshot, workers=1)
+    expected = audit.run_audit(snapshot, unit_hands=100)
+
+    original = audit.audit_unit
+    units_started: list[str] = []
+
+    def unit_with_an_ingest_beside_it(*args: object) -> audit.UnitSummary:
+        units_started.append(str(args[1]))
+        if len(units_started) == 2:
+            ingest([after / "pokerstars"], root, workers=1)
+        return original(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(audit, "audit_unit", unit_with_an_ingest_beside_it)
+    during = audit.run_audit(root, unit_hands=100)
+    monkeypatch.setattr(audit, "audit_unit", original)
+
+    assert len(units_started) >= 3 and expected.findings_by_kind
+    total = dataset.read_table(root, "hands").num_rows
+    assert total > expected.hands == 300
+    assert (during.hands, during.payouts, during.findings_by_kind) == (
+        expected.hands,
+        expected.payouts,
+        expected.findings_by_kind,
+    )
+    for table in ("payouts", "discrepancies"):
+        assert audit_rows(root, table) == audit_rows(snapshot, table), table
+    assert audit.run_audit(root, unit_hands=100).hands == total
