@@ -1058,10 +1058,13 @@ def _sniff(block: bytes) -> tuple[SiteParser | None, str, str | None]:
     if not head:
         return None, "empty file", None
     encoding, bom = detect_encoding(head[:4096])
-    # A stray NUL is damage inside a text file (the hands around it still parse, the damaged one
-    # is quarantined by its parser); binary data has one NUL in every few hundred bytes.
+    # NUL bytes are damage inside a text file (a stray byte, a block zeroed by a crash: the hands
+    # around them still parse, the damaged ones are quarantined by their parser), or binary data.
     if not encoding.startswith("utf-16") and head.count(b"\x00") > max(1, len(head) >> 10):
-        return None, "binary file: NUL bytes in its first 64 KiB, not a hand history", None
+        parser, _, _ = _sniff(head.replace(b"\x00", b""))
+        if parser is None:
+            return None, "binary file: NUL bytes in its first 64 KiB, not a hand history", None
+        return parser, "", None
     if len(head) < len(block):
         cut = _last_line_end(head, 0, _newline_of(head))
         head = head[:cut] if cut > bom else head

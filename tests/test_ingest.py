@@ -743,3 +743,32 @@ def test_a_line_too_long_quarantines_its_hand_and_keeps_the_rest(
     row = manifest_by_path(tmp_path / "damaged")[str(damaged)]
     assert (row["hands"], row["rejected"], row["error"]) == (38, 2, None)
     assert row["sha256"] == hashlib.sha256(data).hexdigest() and row["size"] == len(data)
+
+
+@pytest.mark.parametrize("zeroed", ["the first 4 KiB", "8 KiB inside"])
+def test_a_zeroed_block_loses_only_the_hands_it_covers(
+    tmp_path: Path, generated_hands: list[str], zeroed: str
+) -> None:
+    """A block of NUL bytes (what a crash can leave in a file) over the start of a file or
+    inside its first 64 KiB: the file is not refused as binary; the hands the block touches
+    are quarantined, every other hand parses."""
+    data = bytearray(("\n\n\n".join(generated_hands) + "\n").encode())
+    start, size = (0, 4096) if zeroed == "the first 4 KiB" else (20_000, 8192)
+    data[start : start + size] = bytes(size)
+    path = tmp_path / "zeroed.txt"
+    path.write_bytes(bytes(data))
+    summary = ingest([path], tmp_path / "dataset", workers=1)
+    assert summary.errors == []
+    starts = [0]
+    for hand in generated_hands[:-1]:
+        starts.append(starts[-1] + len(hand.encode()) + 3)
+    touched = {
+        hand_id_of(hand)
+        for hand, begin in zip(generated_hands, starts, strict=True)
+        if begin < start + size and begin + len(hand.encode()) > start
+    }
+    assert 1 <= len(touched) <= 8
+    kept = set(dataset.read_table(tmp_path / "dataset", "hands").column("hand_id").to_pylist())
+    assert kept == {hand_id_of(hand) for hand in generated_hands} - touched
+    assert summary.rejected >= 1
+    assert summary.hands_found == summary.parsed + summary.skipped + summary.rejected
