@@ -856,16 +856,30 @@ def _stream_source(
                 carry = b""
             else:
                 keep = _last_hand_start(parser, lines.lines)
+                whole_hands = keep
                 if keep is None and len(data) <= MAX_CARRY_BYTES:
-                    keep = 0  # no complete hand yet: carry it all into the next block
-                if keep is None:
-                    keep = len(lines.lines)  # not a hand history's shape: parse what we have
-                if keep:
+                    keep = whole_hands = 0  # no complete hand yet: carry it all
+                elif keep is None and parser.hand_starts(lines.lines.head(1))[0]:
+                    # One hand longer than any real one: quarantined, the rest of it dropped.
+                    _reject_hand(
+                        index,
+                        parser,
+                        (int(lines.offsets[0]), "\n".join(lines.lines.head(200).to_list())),
+                        f"hand of more than {MAX_CARRY_BYTES} bytes: quarantined",
+                        source.path,
+                        sink,
+                        outcome,
+                    )
+                    in_quarantined_hand = True
+                    keep, whole_hands = len(lines.lines), 0
+                elif keep is None:
+                    keep = whole_hands = len(lines.lines)  # no hand's shape: parse what we have
+                if whole_hands:
                     _add_parsed(
                         index,
                         parser,
-                        lines.lines[:keep],
-                        lines.offsets[:keep],
+                        lines.lines[:whole_hands],
+                        lines.offsets[:whole_hands],
                         source.path,
                         sink,
                         outcome,
@@ -912,7 +926,7 @@ def _quarantine_long_line(
     head = decode_lines(data[cut : cut + LONG_LINE_HEAD_BYTES], line_offset, encoding).lines
     opens_hand = bool(parser.hand_starts(head.head(1))[0])
     lines = decode_lines(data[:cut], data_offset, encoding) if cut else None
-    starts = np.flatnonzero(parser.hand_starts(lines.lines)) if lines is not None else []
+    starts = np.flatnonzero(parser.hand_starts(lines.lines) if lines is not None else [])
     hand: tuple[int, str] | None = None
     whole_lines = 0 if lines is None else len(lines.lines)
     if opens_hand:
@@ -938,13 +952,27 @@ def _quarantine_long_line(
             " hand quarantined, the line skipped"
         )
         text += str(head[0])[:200] + "…"
-        reject = _file_reject(source_file, reason, text, site=parser.site).set_column(
-            1, "source_offset", pa.array([offset], pa.int64())
-        )
-        sink.add(index, "rejects", parser.site, reject)
-        outcome.hands_found += 1
-        outcome.rejected += 1
+        _reject_hand(index, parser, (offset, text), reason, source_file, sink, outcome)
     return encoding if lines is None else lines.encoding
+
+
+def _reject_hand(
+    index: int,
+    parser: SiteParser,
+    hand: tuple[int, str],
+    reason: str,
+    source_file: str,
+    sink: _PartSink,
+    outcome: FileOutcome,
+) -> None:
+    """Quarantine one hand, given as (offset, beginning of its text), that ingest will not parse."""
+    offset, text = hand
+    reject = _file_reject(source_file, reason, text, site=parser.site).set_column(
+        1, "source_offset", pa.array([offset], pa.int64())
+    )
+    sink.add(index, "rejects", parser.site, reject)
+    outcome.hands_found += 1
+    outcome.rejected += 1
 
 
 def _drop_rest_of_hand(

@@ -772,3 +772,29 @@ def test_a_zeroed_block_loses_only_the_hands_it_covers(
     assert kept == {hand_id_of(hand) for hand in generated_hands} - touched
     assert summary.rejected >= 1
     assert summary.hands_found == summary.parsed + summary.skipped + summary.rejected
+
+
+def test_a_hand_too_long_is_quarantined_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, generated_hands: list[str]
+) -> None:
+    """Hand 12 holds 20,000 chat lines (about 600 KB) before its summary: with the hand limit
+    at 64 KiB it is quarantined once, as too long, and the lines past the limit are not taken
+    for hands of their own; the other 39 parse as they do without it."""
+    monkeypatch.setattr(ingest_module, "MAX_CARRY_BYTES", 64 << 10)
+    hands = list(generated_hands)
+    twelve = hands[11].split("\n")
+    chat = [f'someone said, "line {number}"' for number in range(20_000)]
+    hands[11] = "\n".join([*twelve[:-3], *chat, *twelve[-3:]])
+    path = tmp_path / "long-hand.txt"
+    path.write_text("\n\n\n".join(hands) + "\n")
+    summary = ingest([path], tmp_path / "dataset", workers=1, block_bytes=16 << 10)
+    assert (summary.hands_found, summary.parsed, summary.rejected) == (40, 39, 1)
+    rejects = dataset.read_table(tmp_path / "dataset", "rejects").to_pylist()
+    assert [(row["source_offset"], row["reason"]) for row in rejects] == [
+        (
+            path.read_bytes().index(hands[11].encode()),
+            f"hand of more than {64 << 10} bytes: quarantined",
+        )
+    ]
+    kept = set(dataset.read_table(tmp_path / "dataset", "hands").column("hand_id").to_pylist())
+    assert kept == {hand_id_of(hand) for hand in hands} - {hand_id_of(hands[11])}
