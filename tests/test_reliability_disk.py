@@ -133,7 +133,6 @@ def _limit_file_size(limit: int) -> Callable[[], None]:
     return apply
 
 
-@pytest.mark.slow
 def test_file_size_limit_during_ingest_needs_no_root(
     tmp_path: Path, stars_files: list[Path]
 ) -> None:
