@@ -238,6 +238,7 @@ def finish(tables: HandTables) -> ParseResult:
                 _StarsChecks._seat_problems(seats),
                 _StarsChecks._actor_problems(actions, collections, seats),
                 _StarsChecks._card_problems(hands, seats),
+                _StarsChecks._shown_card_problems(showdowns),
             ],
             how="vertical_relaxed",
         )

@@ -321,6 +321,7 @@ class _Block:
                 self._seat_problems(seats),
                 self._actor_problems(actions, collections, seats),
                 self._card_problems(hands, seats),
+                self._shown_card_problems(showdowns),
             ],
             how="vertical_relaxed",
         ).unique(subset="hand", keep="first", maintain_order=True)
@@ -1009,6 +1010,15 @@ class _Block:
             .sort("hand", "card")
             .unique("hand", keep="first", maintain_order=True)
             .select("hand", reason=pl.lit("duplicate card code ") + pl.col("card").cast(pl.String))
+        )
+
+    @staticmethod
+    def _shown_card_problems(showdowns: pl.DataFrame) -> pl.DataFrame:
+        """Hands where a shown hand holds a card that could not be read (``[1,2,3c 9h As Qs]``)."""
+        return (
+            showdowns.filter(pl.col("cards").list.eval(pl.element().is_null()).list.any())
+            .unique("hand", keep="first", maintain_order=True)
+            .select("hand", reason=pl.lit("unreadable shown card"))
         )
 
     # -- rejects -----------------------------------------------------------------------------

@@ -216,6 +216,7 @@ class TextFormat:
                 _StarsBlock._seat_problems(seats),
                 _StarsBlock._actor_problems(actions, collections, seats),
                 _StarsBlock._card_problems(hands, seats),
+                _StarsBlock._shown_card_problems(showdowns),
                 self.extra_problems(tables, lines),
             ],
             how="vertical_relaxed",

@@ -422,3 +422,31 @@ def test_igt_amount_of_thousands_of_digits_is_quarantined(seeds: Seeds) -> None:
     assert '"amount": "5.00"' in hand
     damaged = hand.replace('"amount": "5.00"', '"amount": ' + "9" * 5000, 1)
     assert_sound("igt", (damaged + "\n").encode("utf-8"))
+
+
+SHOWN_CARDS = re.compile(r"(?m)^(?P<who>.+? shows \[)(?P<card>[2-9TJQKA][cdhs])(?= )")
+
+
+def _parses_whole(hand: str) -> bool:
+    result = parsers.parse_bytes((hand + "\n").encode("utf-8"), "seed.txt")
+    return result is not None and result.parsed == 1
+
+
+@pytest.mark.parametrize("site", SITES)
+def test_a_shown_hand_with_an_unreadable_card_is_quarantined(seeds: Seeds, site: str) -> None:
+    """Found by fuzzing (Full Tilt, 1M run): ``P shows [1,2,3c 9h As Qs]`` made a showdown row
+    with a null card. The hand is now quarantined (`unreadable shown card`) by every engine."""
+    hand = next(
+        (
+            text
+            for text in own_hands(seeds, site)
+            if SHOWN_CARDS.search(text) and _parses_whole(text)
+        ),
+        None,
+    )
+    if hand is None:
+        pytest.skip(f"no {site} seed hand of Omaha Hi/Lo with a 'P shows [cards]' line")
+    damaged = SHOWN_CARDS.sub(r"\g<who>1,2,3c", hand, count=1)
+    assert_sound(site, (damaged + "\n").encode("utf-8"))
+    result = parsers.parse_bytes((damaged + "\n").encode("utf-8"), "damaged.txt")
+    assert result is not None and result.parsed == 0 and result.rejected == 1
