@@ -18,6 +18,7 @@ _AMOUNT = r"^[$€£₹]?(?:\d{1,3}(?:,\d{2,3})+|\d+)(?:\.\d+)?€?(?: [A-Z]{3})
 
 __all__ = [
     "CARD_CODES",
+    "MAX_MINOR_UNITS",
     "RANKS",
     "SUITS",
     "TIME_ZONES",
@@ -28,6 +29,9 @@ __all__ = [
     "money",
 ]
 
+# Amounts of this many minor units or more ($100 trillion) are damage, not money: a hand's sums
+# of them would still fit in int64.
+MAX_MINOR_UNITS = 10**16
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 CARD_CODES: dict[str, int] = {
@@ -95,7 +99,8 @@ def money(text: pl.Expr, scale: pl.Expr | int) -> pl.Expr:
 
     ``scale`` is 100 for amounts in currency units with cents and 1 for chips. Currency symbols,
     codes and thousands separators are dropped; more decimals than the scale allows, or a value
-    that does not fit in int64, gives null, so the hand can be quarantined rather than rounded.
+    of ``MAX_MINOR_UNITS`` or more, gives null, so the hand can be quarantined rather than
+    rounded or summed past int64.
     """
     scale_expr = (pl.lit(scale) if isinstance(scale, int) else scale).cast(pl.Int64)
     well_formed = text.str.contains(_AMOUNT)
@@ -112,7 +117,7 @@ def money(text: pl.Expr, scale: pl.Expr | int) -> pl.Expr:
     )
     cents = digits.cast(pl.Decimal(18, 2), strict=False).to_physical().cast(pl.Int64)
     value = pl.when(scale_expr == 100).then(cents).otherwise(cents // 100)
-    return pl.when(well_formed & ~too_precise).then(value)
+    return pl.when(well_formed & ~too_precise & (value < MAX_MINOR_UNITS)).then(value)
 
 
 def local_time_to_utc(

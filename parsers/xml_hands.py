@@ -38,7 +38,7 @@ from parsers.assembly import (
     street_amounts,
 )
 from parsers.base import ParseResult
-from parsers.columns import CARD_CODES
+from parsers.columns import CARD_CODES, MAX_MINOR_UNITS
 from parsers.xml_safe import MAX_DOCUMENT_CHARS, XmlRefused, read_document
 from pipeline.profiles import SiteProfile
 from pipeline.schema import HAND_TABLES
@@ -63,9 +63,7 @@ __all__ = [
 
 # Raw text kept in a reject row for a hand too large to be one (the rest is in the file).
 _REJECT_TEXT_CHARS = 4000
-_CONTEXTS_KEPT = 64
-# Amounts the other parsers can hold (their Decimal(18, 2) decoding): larger is not money.
-MAX_MINOR_UNITS = 10**16  # files whose context is remembered (a file's blocks arrive in order)
+_CONTEXTS_KEPT = 64  # files whose context is remembered (a file's blocks arrive in order)
 
 
 class HandProblem(ValueError):
