@@ -5,11 +5,11 @@ process parses ``HILO_FUZZ_HANDS`` mutated hands (default 1,000,000) in blocks o
 ``HILO_FUZZ_BLOCK`` hands and checks every block's invariants; every 50th block carries a 4 MiB
 line. Beside it, in the same process, the unmutated seeds are parsed in blocks of the same size:
 the baseline of the throughput ratio (``parse/s`` — decoding, parsing and checking mutated
-blocks — over ``clean/s``; ``hands/s`` also counts making the mutations). The child also
+blocks — over ``clean/s``; ``hands/s`` also counts making the mutations). The child also runs
+a sample of mutated files (plain and zipped) through `pipeline.ingest.ingest`. A second child
 measures the peak memory of parsing one hand with a huge line (``HILO_FUZZ_HUGE_MB``, default
-16 MiB): the stated bound is a peak growth of at most ``HUGE_LINE_BOUND_FACTOR`` times the line's
-size (flagged with ``!`` when exceeded); and it runs a sample of mutated files (plain and zipped)
-through `pipeline.ingest.ingest`.
+16 MiB): the stated bound is a peak growth of at most ``HUGE_LINE_BOUND_FACTOR`` times the
+line's size (flagged with ``!`` when exceeded).
 
 Run with ``python -m bench fuzz``; ``HILO_FUZZ_SITES=pokerstars,bovada`` limits the parsers,
 ``HILO_FUZZ_FINDINGS`` is where failing inputs are written (default ``/tmp/hilo-fuzz-findings``).
@@ -29,6 +29,7 @@ import time
 import zipfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from tests.fuzzing import memory_now, peak_memory, reset_peak_memory
 
@@ -202,10 +203,35 @@ def run_child(site: str) -> None:
         "failing_blocks": len(run.findings),
         "finding_kinds": dict(kinds),
         "saved": saved[:5],
-        **_huge_line_probe(site, seeds),
         **_ingest_sample(site, seeds),
     }
     print(json.dumps(result), flush=True)
+
+
+def run_huge_line_child(site: str) -> None:
+    """Print the huge-line probe of one parser as one JSON line. A process of its own: after a
+    million hands, the heap's fragments would be counted as the line's growth, and the line's
+    freed memory as the fuzz run's peak."""
+    from tests.fuzzing import load_seeds
+
+    print(json.dumps(_huge_line_probe(site, load_seeds())), flush=True)
+
+
+def _child(mode: str, site: str) -> tuple[dict[str, object] | None, str]:
+    """Run ``python -m bench.bench_fuzz MODE SITE``; return its JSON result or its error."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "bench.bench_fuzz", mode, site],
+        cwd=REPOSITORY,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE if not PROGRESS else None,
+        text=True,
+        check=False,
+    )
+    lines = [line for line in completed.stdout.splitlines() if line.startswith("{")]
+    if completed.returncode or not lines:
+        return None, f"child failed ({completed.returncode}): {(completed.stderr or '')[-800:]}"
+    result: dict[str, object] = json.loads(lines[-1])
+    return result, ""
 
 
 def _load_average() -> str:
@@ -242,22 +268,13 @@ def main() -> None:
                 f"{site:<12} no seed hands (no corpus file is claimed by this parser)", flush=True
             )
             continue
-        completed = subprocess.run(
-            [sys.executable, "-m", "bench.bench_fuzz", "--child", site],
-            cwd=REPOSITORY,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE if not PROGRESS else None,
-            text=True,
-            check=False,
-        )
-        lines = [line for line in completed.stdout.splitlines() if line.startswith("{")]
-        if completed.returncode or not lines:
-            print(
-                f"{site:<12} child failed ({completed.returncode}): {(completed.stderr or '')[-800:]}"
-            )
+        fuzzed, error = _child("--child", site)
+        probed, probe_error = _child("--huge-line", site)
+        if fuzzed is None or probed is None:
+            print(f"{site:<12} {error or probe_error}", flush=True)
             total_bad += 1
             continue
-        r = json.loads(lines[-1])
+        r: dict[str, Any] = {**fuzzed, **probed}
         ratio = r["parse_hands_per_second"] / max(r["baseline_hands_per_second"], 1)
         ingest_note = "ok" if not r["ingest_problems"] else "; ".join(r["ingest_problems"])
         print(
@@ -282,5 +299,7 @@ def main() -> None:
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
         run_child(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "--huge-line":
+        run_huge_line_child(sys.argv[2])
     else:
         main()
