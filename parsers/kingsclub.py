@@ -76,7 +76,7 @@ DEALT = r"^Dealt to (?P<player>.+?): \[(?P<cards>[^\]]*)\]$"
 SHOW = r"^(?P<player>.+?) shows \[(?P<cards>[^\]]*)\]$"
 MARKER = (
     r"^\*\*\* (?P<name>HOLE CARDS|FLOP|TURN|RIVER|SUMMARY"
-    r"|BOARD (?P<board>\d) - (?:FLOP|TURN|RIVER)) \*\*\*(?P<cards>.*)$"
+    r"|BOARD (?P<board>[0-9]) - (?:FLOP|TURN|RIVER)) \*\*\*(?P<cards>.*)$"
 )
 COLLECT = (
     r"^(?P<player>.+?) wins (?:pot |side pot (?P<side>\d+) )?\((?P<amount>[\d,.]+)\)(?: from pot)?$"

@@ -488,3 +488,45 @@ def test_a_shown_hand_with_an_unreadable_card_is_quarantined(seeds: Seeds, site:
     assert_sound(site, (damaged + "\n").encode("utf-8"))
     result = parsers.parse_bytes((damaged + "\n").encode("utf-8"), "damaged.txt")
     assert result is not None and result.parsed == 0 and result.rejected == 1
+
+
+ASCII_DIGITS = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")  # Arabic-Indic: \d matches them too
+
+
+@pytest.mark.parametrize("site", SITES)
+def test_unicode_digits_in_any_line_never_raise(seeds: Seeds, site: str) -> None:
+    """Found by fuzzing (KingsClub, 1M run): ``*** BOARD ٣ - RIVER ***`` matched ``\\d`` (the
+    regex engine's digits are Unicode's) and then failed a strict integer cast, so the parse
+    raised. Every line of up to 6 seed hands, one line at a time, gets Arabic-Indic digits."""
+    variants = []
+    for hand in own_hands(seeds, site)[:6]:
+        lines = hand.split("\n")
+        for number, line in enumerate(lines):
+            if any(character.isdigit() for character in line):
+                changed = [*lines[:number], line.translate(ASCII_DIGITS), *lines[number + 1 :]]
+                variants.append("\n".join(changed))
+    assert variants
+    step = max(1, len(variants) // 300)  # XML hands have hundreds of lines with digits
+    data = "\n\n\n".join(variants[::step]) + "\n"
+    assert_sound(site, data.encode("utf-8"))
+
+
+def test_kingsclub_run_marker_with_a_unicode_digit_is_quarantined(seeds: Seeds) -> None:
+    """The KingsClub finding itself: a run-twice hand (the corpus has them in Big O, here
+    relabelled Omaha Hi/Lo so it is parsed, not skipped) whose ``*** BOARD 1 - RIVER ***``
+    carries an Arabic-Indic three."""
+    hand = next(
+        (text for text in own_hands(seeds, "kingsclub") if "*** BOARD 1 - RIVER ***" in text),
+        None,
+    )
+    if hand is None:
+        pytest.skip("no KingsClub seed hand that runs the board twice")
+    relabelled = hand.replace("Pot Limit Big O", "Pot Limit Omaha Hi-Lo", 1)
+    damaged = relabelled.replace("*** BOARD 1 - RIVER ***", "*** BOARD ٣ - RIVER ***", 1)
+    for text, parsed in ((relabelled, None), (damaged, 0)):
+        data = (text + "\n").encode("utf-8")
+        assert_sound("kingsclub", data)
+        result = parsers.parse_bytes(data, "kingsclub.txt")
+        assert result is not None and result.skipped == 0
+        if parsed is not None:
+            assert result.parsed == parsed and result.rejected == 1
