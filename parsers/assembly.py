@@ -237,8 +237,7 @@ def finish(tables: HandTables) -> ParseResult:
                 no_seats,
                 _StarsChecks._seat_problems(seats),
                 _StarsChecks._actor_problems(actions, collections, seats),
-                _StarsChecks._card_problems(hands, seats),
-                _StarsChecks._shown_card_problems(showdowns),
+                _StarsChecks._card_problems(hands, seats, showdowns),
             ],
             how="vertical_relaxed",
         )

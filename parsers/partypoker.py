@@ -325,8 +325,7 @@ def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
             *[problem.select("hand", "reason") for problem in parts.problems],
             _StarsChecks._seat_problems(seats),
             _StarsChecks._actor_problems(actions, collections, seats),
-            _StarsChecks._card_problems(hands, seats),
-            _StarsChecks._shown_card_problems(showdowns),
+            _StarsChecks._card_problems(hands, seats, showdowns),
             # A hand that lists no seat at all has nobody to check the others against.
             keep.join(seats.select("hand").unique(), on="hand", how="anti").with_columns(
                 reason=pl.lit("no seat lines")

@@ -320,8 +320,7 @@ class _Block:
                 self._hand_problems(hands, lines),
                 self._seat_problems(seats),
                 self._actor_problems(actions, collections, seats),
-                self._card_problems(hands, seats),
-                self._shown_card_problems(showdowns),
+                self._card_problems(hands, seats, showdowns),
             ],
             how="vertical_relaxed",
         ).unique(subset="hand", keep="first", maintain_order=True)
@@ -990,7 +989,11 @@ class _Block:
         return pl.concat([strangers, bad_amounts])
 
     @staticmethod
-    def _card_problems(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
+    def _card_problems(
+        hands: pl.DataFrame, seats: pl.DataFrame, showdowns: pl.DataFrame
+    ) -> pl.DataFrame:
+        """Hands with a card dealt twice, or a shown hand holding a card that could not be read
+        (``shows [1,2,3c 9h As Qs]``)."""
         hole = seats.select("hand", pl.col("hole_cards").alias("card")).explode("card")
         board = hands.select("hand", pl.col("board").alias("card")).explode("card")
         board2 = (
@@ -1003,23 +1006,17 @@ class _Block:
             .explode("card")
         )
         cards = pl.concat([hole, board, board2]).drop_nulls("card")
-        return (
+        duplicated = (
             cards.group_by("hand", "card")
             .len()
             .filter(pl.col("len") > 1)
             .sort("hand", "card")
-            .unique("hand", keep="first", maintain_order=True)
             .select("hand", reason=pl.lit("duplicate card code ") + pl.col("card").cast(pl.String))
         )
-
-    @staticmethod
-    def _shown_card_problems(showdowns: pl.DataFrame) -> pl.DataFrame:
-        """Hands where a shown hand holds a card that could not be read (``[1,2,3c 9h As Qs]``)."""
-        return (
-            showdowns.filter(pl.col("cards").list.eval(pl.element().is_null()).list.any())
-            .unique("hand", keep="first", maintain_order=True)
-            .select("hand", reason=pl.lit("unreadable shown card"))
-        )
+        unreadable = showdowns.filter(
+            pl.col("cards").list.eval(pl.element().is_null()).list.any()
+        ).select("hand", reason=pl.lit("unreadable shown card"))
+        return pl.concat([duplicated, unreadable]).unique("hand", keep="first", maintain_order=True)
 
     # -- rejects -----------------------------------------------------------------------------
 
