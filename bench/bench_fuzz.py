@@ -12,6 +12,7 @@ measures the peak memory of parsing one hand with a huge line (``HILO_FUZZ_HUGE_
 line's size (flagged with ``!`` when exceeded).
 
 Run with ``python -m bench fuzz``; ``HILO_FUZZ_SITES=pokerstars,bovada`` limits the parsers,
+``HILO_FUZZ_SEED`` changes the mutations (runs with different seeds add up),
 ``HILO_FUZZ_FINDINGS`` is where failing inputs are written (default ``/tmp/hilo-fuzz-findings``).
 A parser's child is started only when its turn comes, so the code it fuzzes is the code on disk
 at that moment.
@@ -37,6 +38,7 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 HANDS = int(os.environ.get("HILO_FUZZ_HANDS", "1000000"))
 BLOCK = int(os.environ.get("HILO_FUZZ_BLOCK", "2000"))
 HUGE_MB = int(os.environ.get("HILO_FUZZ_HUGE_MB", "16"))
+SEED = int(os.environ.get("HILO_FUZZ_SEED", "2026"))  # another seed, other mutations: runs add up
 SITES = [site for site in os.environ.get("HILO_FUZZ_SITES", "").split(",") if site]
 FINDINGS = Path(os.environ.get("HILO_FUZZ_FINDINGS", "/tmp/hilo-fuzz-findings"))
 HUGE_LINE_EVERY = 50
@@ -176,7 +178,7 @@ def run_child(site: str) -> None:
         site,
         seeds,
         HANDS,
-        seed=2026,
+        seed=SEED,
         block_hands=BLOCK,
         huge_line_every=HUGE_LINE_EVERY,
         on_block=progress,
