@@ -370,25 +370,6 @@ def test_amounts_with_misplaced_thousands_separators_are_unreadable() -> None:
     assert frame["cents"].to_list() == [None, None, 100000, 119550, 3250000, 100000, 10000000]
 
 
-EVERLEAF_HUGE_WIN = """Everleaf Gaming Game #1487376750000762
-***** Hand history for game #148737675 *****
-$0.50/$1 Omaha Hi/Lo - 2010/03/01 - 11:18:21
-Table Kentfield I
-Seat 6 is the button
-Total number of players: 2
-Seat 6: Villain (  $ 23.75 USD )
-Seat 3: Hero (  $ 20.50 USD )
-Hero: posts small blind [$ 0.25 USD]
-Villain: posts big blind [$ 0.50 USD]
-** Dealing down cards **
-Dealt to Hero [ 6h, Ah, 6d, Ac ]
-Hero raises [$ 0.75 USD]
-Villain folds
-Hero does not show cards
-Hero wins $ {amount} USD from main pot
-"""
-
-
 def test_amounts_of_a_hundred_trillion_or_more_are_unreadable() -> None:
     """Found by fuzzing (Everleaf, slow run): ``wins $ 09999999999999999.99`` was stored as
     10^18 cents, which a few such rows would sum past int64. Amounts of 10^16 minor units or
@@ -401,8 +382,11 @@ def test_amounts_of_a_hundred_trillion_or_more_are_unreadable() -> None:
     )
     assert frame["cents"].to_list() == [10**16 - 1, None, None]
     assert frame["chips"].to_list() == [99999999999999, 100000000000000, 10**16 - 1]
-    for amount, parsed in (("1.25", 1), ("09999999999999999.99", 0)):
-        data = EVERLEAF_HUGE_WIN.format(amount=amount).encode()
+    from tests.parsers.test_everleaf import HAND
+
+    hand = HAND.format(hand_id="148737675", hero="6h, Ah, 6d, Ac")
+    for amount, parsed in (("0.95", 1), ("09999999999999999.99", 0)):
+        data = hand.replace("wins $ 0.95 USD", f"wins $ {amount} USD").encode()
         assert_sound("everleaf", data)
         result = parsers.parse_bytes(data, "everleaf.txt")
         assert result is not None and (result.parsed, result.rejected) == (parsed, 1 - parsed)
