@@ -18,10 +18,9 @@ from parsers.absolute import AbsoluteParser
 from parsers.base import ParseResult
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
-from tests.parsers.corpus import CORPUS, cards, frames, manifest_rows, needs_corpus
+from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, manifest_rows, needs_corpus
 
 CASH = "Absolute/cash/PLO8-2max-USD-30-60-200912.txt"
-MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
 
 
 def parse_bytes(data: bytes, source: str = "test.txt") -> ParseResult:
@@ -38,29 +37,6 @@ def parse_file(relative: str) -> ParseResult:
 def manifest() -> list[dict[str, str]]:
     rows = manifest_rows()
     return [r for r in rows if r["role"].startswith("hand_history") and r["site"] == "Absolute"]
-
-
-def balance(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    actions = tables["actions"]
-    put = (
-        actions.filter(pl.col("kind").is_in(MONEY_IN))
-        .group_by("hand_id")
-        .agg(put=pl.col("amount").sum())
-    )
-    returned = (
-        actions.filter(pl.col("kind") == "uncalled_return")
-        .group_by("hand_id")
-        .agg(returned=pl.col("amount").sum())
-    )
-    collected = tables["collections"].group_by("hand_id").agg(collected=pl.col("amount").sum())
-    return (
-        tables["hands"]
-        .select("hand_id", "total_pot", "rake")
-        .join(put, on="hand_id", how="left")
-        .join(returned, on="hand_id", how="left")
-        .join(collected, on="hand_id", how="left")
-        .fill_null(0)
-    )
 
 
 # -- conformance -------------------------------------------------------------------------------
@@ -80,7 +56,7 @@ def test_corpus_file_counts(row: dict[str, str]) -> None:
 @needs_corpus
 def test_corpus_chips_balance() -> None:
     """Σ put in − returned = Total Pot (gross) = Σ collected + rake."""
-    joined = balance(frames(parse_file(CASH)))
+    joined = chip_ledger(frames(parse_file(CASH)))
     assert joined.select("put", "returned", "total_pot", "collected", "rake").rows() == [
         (15000, 3000, 12000, 11925, 75)
     ]
@@ -220,7 +196,7 @@ def test_synthetic_pot_limit_all_ins(registered: None) -> None:
         ("Player0", "bet", 4825, 4825, True),
         ("Hero", "call", 4825, 4825, True),
     ]
-    assert balance(tables).filter(pl.col("hand_id") == "1").select(
+    assert chip_ledger(tables).filter(pl.col("hand_id") == "1").select(
         "put", "total_pot", "collected", "rake"
     ).rows() == [(10050, 10050, 9975, 75)]
     findings = audit_tables(

@@ -17,12 +17,11 @@ from parsers.base import ParseResult
 from parsers.bovada import BovadaParser
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
-from tests.parsers.corpus import CORPUS, cards, frames, manifest_rows, needs_corpus
+from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, manifest_rows, needs_corpus
 
 CORRUPTED = "Bovada/cash/PLO8-9max-USD-0.02-0.05-201408.corrupted.lines.txt"
 HIGH_AND_LOW = "other/Bovada-HAND_OMAHA_HILO_HIGH_AND_LOW.txt"
 TOURNAMENT = "other/Bovada-HAND_TOURNAMENT.txt"
-MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
 
 
 def parse_bytes(data: bytes, source: str = "test.txt") -> ParseResult:
@@ -71,27 +70,10 @@ def test_corpus_chips_balance() -> None:
     """Σ put in − returned = Total Pot (gross) for every hand; the unprinted rake
     (Total Pot − Σ Hand result) is never negative, and zero in the tournament."""
     tables = corpus_tables()
-    actions = tables["actions"]
-    put = (
-        actions.filter(pl.col("kind").is_in(MONEY_IN))
-        .group_by("hand_id")
-        .agg(put=pl.col("amount").sum())
+    joined = chip_ledger(tables).join(
+        tables["hands"].select("hand_id", "tournament_id"), on="hand_id", how="left"
     )
-    returned = (
-        actions.filter(pl.col("kind") == "uncalled_return")
-        .group_by("hand_id")
-        .agg(returned=pl.col("amount").sum())
-    )
-    collected = tables["collections"].group_by("hand_id").agg(collected=pl.col("amount").sum())
-    joined = (
-        tables["hands"]
-        .select("hand_id", "tournament_id", "total_pot", "rake")
-        .join(put, on="hand_id", how="left")
-        .join(returned, on="hand_id", how="left")
-        .join(collected, on="hand_id", how="left")
-        .with_columns(pl.col("put", "returned", "collected").fill_null(0))
-    )
-    assert joined["rake"].null_count() == joined.height  # never printed
+    assert tables["hands"]["rake"].null_count() == tables["hands"].height  # never printed
     assert joined.filter(pl.col("put") - pl.col("returned") != pl.col("total_pot")).height == 0
     rake = pl.col("total_pot") - pl.col("collected")
     assert joined.filter(rake < 0).height == 0

@@ -14,7 +14,7 @@ import pytest
 
 from parsers import parse_bytes
 from parsers.base import ParseResult
-from tests.parsers.corpus import CORPUS, cards, frames, manifest_rows, needs_corpus, variant_counts
+from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, manifest_rows, needs_corpus, variant_counts
 
 
 def parse_file(relative: str) -> ParseResult:
@@ -56,27 +56,7 @@ def test_corpus_chips_balance(row: dict[str, str]) -> None:
     tables = frames(parse_file(row["path"]))
     if tables["hands"].height == 0:
         pytest.skip("no Omaha Hi/Lo hand in this file")
-    money_in = {"post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise"}
-    actions = tables["actions"]
-    put = (
-        actions.filter(pl.col("kind").is_in(money_in))
-        .group_by("hand_id")
-        .agg(put=pl.col("amount").sum())
-    )
-    returned = (
-        actions.filter(pl.col("kind") == "uncalled_return")
-        .group_by("hand_id")
-        .agg(returned=pl.col("amount").sum())
-    )
-    collected = tables["collections"].group_by("hand_id").agg(collected=pl.col("amount").sum())
-    joined = (
-        tables["hands"]
-        .select("hand_id", "total_pot", "rake")
-        .join(put, on="hand_id", how="left")
-        .join(returned, on="hand_id", how="left")
-        .join(collected, on="hand_id", how="left")
-        .fill_null(0)
-    )
+    joined = chip_ledger(tables)
     unbalanced = joined.filter(
         (pl.col("put") - pl.col("returned") != pl.col("total_pot"))
         | (pl.col("collected") + pl.col("rake") != pl.col("total_pot"))

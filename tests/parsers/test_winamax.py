@@ -15,7 +15,7 @@ from parsers.base import ParseResult
 from parsers.columns import card_code
 from parsers.text import decode_lines
 from parsers.winamax import WinamaxParser
-from tests.parsers.corpus import CORPUS, cards, frames, manifest_rows, needs_corpus, variant_counts
+from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, manifest_rows, needs_corpus, variant_counts
 
 PARSER = WinamaxParser()
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
@@ -79,30 +79,6 @@ def test_corpus_file_counts(row: dict[str, str]) -> None:
         assert result.skipped_games == {"5 Card Omaha Hi/Lo": result.skipped}
 
 
-MONEY_IN = ["post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise"]
-
-
-def balance(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    actions = tables["actions"]
-    put = (
-        actions.filter(pl.col("kind").is_in(MONEY_IN))
-        .group_by("hand_id")
-        .agg(put=pl.col("amount").sum())
-    )
-    returned = (
-        actions.filter(pl.col("kind") == "uncalled_return")
-        .group_by("hand_id")
-        .agg(returned=pl.col("amount").sum())
-    )
-    collected = tables["collections"].group_by("hand_id").agg(collected=pl.col("amount").sum())
-    return (
-        tables["hands"]
-        .select("hand_id", "total_pot", "rake")
-        .join(put, on="hand_id", how="left")
-        .join(returned, on="hand_id", how="left")
-        .join(collected, on="hand_id", how="left")
-        .fill_null(0)
-    )
 
 
 @needs_corpus
@@ -111,7 +87,7 @@ def balance(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
 )
 def test_corpus_chips_balance(row: dict[str, str]) -> None:
     """Σ put in − returned = Σ collected + rake, and the printed total is net: Σ collected."""
-    joined = balance(frames(parse_file(row["path"])))
+    joined = chip_ledger(frames(parse_file(row["path"])))
     assert joined.height > 0
     unbalanced = joined.filter(
         (pl.col("put") - pl.col("returned") != pl.col("collected") + pl.col("rake"))
@@ -276,7 +252,7 @@ def test_uncalled_excess_paid_as_a_side_pot(registered: None) -> None:
         ("Hero", "bet", 10800, 10800, False),
         ("Player0", "call", 2400, 2400, True),
     ]
-    row = balance(tables).row(0, named=True)
+    row = chip_ledger(tables).row(0, named=True)
     assert (row["put"], row["collected"], row["rake"], row["total_pot"]) == (
         24000,
         23850,
