@@ -20,6 +20,7 @@ import polars as pl
 from parsers.base import ParseResult, table_from_frame
 from parsers.columns import TIME_ZONES
 from parsers.kernels import street_totals
+from parsers.notes import note_rows, triage_unknown_lines, with_other_games
 from parsers.pokerstars import _Block as _StarsChecks
 from parsers.pokerstars import _forward_fill
 from pipeline.positions import assign_positions
@@ -37,7 +38,7 @@ __all__ = [
     "local_to_utc",
     "settle_all_in_kinds",
     "street_amounts",
-    "unknown_line_reasons",
+    "unknown_lines",
 ]
 
 # Kinds whose chips count toward the player's street total (antes and dead blinds do not).
@@ -177,13 +178,20 @@ def attach_hole_cards(
     )
 
 
-def unknown_line_reasons(lines: pl.DataFrame, unknown: pl.Expr) -> pl.DataFrame:
-    """The first unrecognised line of each hand, as a quarantine reason."""
-    return (
-        lines.filter(unknown)
-        .group_by("hand", maintain_order=True)
-        .agg(pl.col("line").first())
-        .select("hand", reason=pl.lit("unrecognised line: ") + pl.col("line").str.slice(0, 120))
+def unknown_lines(
+    lines: pl.DataFrame, unknown: pl.Expr, damaged: pl.Expr | None = None
+) -> pl.DataFrame:
+    """The lines no form of the site recognised (`HandTables.unknown_lines`).
+
+    ``damaged`` marks those shaped like a data line the site failed to read: they quarantine
+    their hand whatever they hold (see `parsers.notes`).
+    """
+    return lines.filter(unknown).select(
+        "hand",
+        "line_no",
+        "line",
+        "offset",
+        damaged=pl.lit(False) if damaged is None else damaged.fill_null(True),
     )
 
 
@@ -210,12 +218,14 @@ class HandTables:
     # Whether ``seats.position`` comes from the site (Bovada prints positions as names);
     # otherwise positions are counted from the button seat.
     positions_printed: bool = False
+    # Lines no form of the site recognised (`unknown_lines`): kept as notes or quarantined.
+    unknown_lines: pl.DataFrame | None = None
 
 
 def finish(tables: HandTables) -> ParseResult:
     """Run the shared checks, quarantine the failing hands and build the canonical tables."""
     site = tables.site
-    headers = tables.headers
+    headers = with_other_games(tables.headers, tables.frame)
     skipped = headers.filter(pl.col("header_ok") & ~pl.col("is_o8"))
     candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8")).select("hand")
     bad_headers = headers.filter(~pl.col("header_ok")).select(
@@ -229,10 +239,15 @@ def finish(tables: HandTables) -> ParseResult:
     no_seats = candidates.join(seats.select("hand").unique(), on="hand", how="anti").select(
         "hand", reason=pl.lit("truncated hand: no seat lines")
     )
+    unknown = tables.unknown_lines
+    if unknown is None:
+        unknown = unknown_lines(tables.frame, pl.lit(False))
+    unknown_reasons, notes = triage_unknown_lines(unknown, damaged=pl.col("damaged"))
     reasons = (
         pl.concat(
             [
                 bad_headers,
+                unknown_reasons,
                 *[reason.select("hand", "reason") for reason in tables.reasons],
                 no_seats,
                 _StarsChecks._seat_problems(seats),
@@ -265,6 +280,10 @@ def finish(tables: HandTables) -> ParseResult:
         frame = frame.join(good, on="hand", how="semi").join(ids, on="hand", how="left")
         return _complete(frame.with_columns(site_column), table)
 
+    first_lines = tables.frame.filter(pl.col("is_start")).select("hand", first_line_no="line_no")
+    notes = note_rows(
+        notes, first_lines, hands.with_columns(source_file=pl.lit(tables.source_file)), site
+    )
     rejects = pl.concat(
         [_preamble_rejects(tables), _hand_rejects(tables, reasons)], how="vertical_relaxed"
     )
@@ -284,6 +303,7 @@ def finish(tables: HandTables) -> ParseResult:
         "showdowns": table_from_frame(
             keyed(showdowns, "showdowns").sort("hand", "line_no"), "showdowns"
         ),
+        "notes": table_from_frame(notes, "notes"),
         "rejects": table_from_frame(rejects, "rejects"),
     }
     preamble = 1 if _preamble_text(tables.frame).height else 0
@@ -384,3 +404,13 @@ class AnchoredParser:
     def tables(self, frame: pl.DataFrame, source_file: str) -> HandTables:
         """The site's decoding of a block of lines (``line_frame`` layout)."""
         raise NotImplementedError
+
+
+def unknown_line_reasons(lines: pl.DataFrame, unknown: pl.Expr) -> pl.DataFrame:
+    """TEMPORARY (until parsers/entraction.py moves to `unknown_lines`)."""
+    return (
+        lines.filter(unknown)
+        .group_by("hand", maintain_order=True)
+        .agg(pl.col("line").first())
+        .select("hand", reason=pl.lit("unrecognised line: ") + pl.col("line").str.slice(0, 120))
+    )

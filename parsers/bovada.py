@@ -41,7 +41,7 @@ from parsers.assembly import (
     forward_fill,
     settle_all_in_kinds,
     street_amounts,
-    unknown_line_reasons,
+    unknown_lines,
 )
 from parsers.columns import cards_list, money
 from pipeline.positions import POSITION_LABELS
@@ -84,6 +84,8 @@ VERBS: dict[str, str] = {
     "Set dealer/Bring in spot": "button",
     "Set dealer": "button",
     "Ante/Small Blind": "post_sb",
+    # Tournaments: the small blind's post and every other player's ante share one verb.
+    "Ante/Small blind": "ante_or_sb",
     "Small Blind": "post_sb",
     "Small blind": "post_sb",
     "Big blind/Bring in": "post_bb",
@@ -242,13 +244,14 @@ class _Block:
             collections=collections,
             showdowns=showdowns,
             positions_printed=True,
+            # Unknown lines, and "label : verb" lines whose verb is not Bovada's (damaged).
+            unknown_lines=unknown_lines(
+                lines.join(acts.select("line_no", "verb"), on="line_no", how="left"),
+                (pl.col("kind") == KIND_UNKNOWN)
+                | ((pl.col("kind") == KIND_ACTOR) & pl.col("verb").is_null()),
+                damaged=pl.col("kind") == KIND_ACTOR,
+            ),
             reasons=[
-                # Unknown lines, and "label : verb" lines whose verb is not Bovada's.
-                unknown_line_reasons(
-                    lines.join(acts.select("line_no", "verb"), on="line_no", how="left"),
-                    (pl.col("kind") == KIND_UNKNOWN)
-                    | ((pl.col("kind") == KIND_ACTOR) & pl.col("verb").is_null()),
-                ),
                 self._hand_problems(hands, lines),
                 self._summary_problems(lines, collections, acts),
             ],
@@ -341,8 +344,11 @@ class _Block:
             a=parts.struct.field("field_1").str.extract_groups(ACTION),
         ).unnest("a")
         scale = pl.col("money_scale")
+        meaning = pl.col("verb").replace_strict(VERBS, default=None)
         return fields.with_columns(
-            meaning=pl.col("verb").replace_strict(VERBS, default=None),
+            meaning=pl.when(meaning == "ante_or_sb")
+            .then(pl.when(pl.col("player") == "Small Blind").then(pl.lit("post_sb")).otherwise(pl.lit("ante")))
+            .otherwise(meaning),
             amount=money(pl.col("first"), scale),
             to=money(pl.col("to"), scale),
             is_all_in=pl.col("verb").str.starts_with("All-in"),

@@ -34,7 +34,7 @@ from parsers.assembly import (
     forward_fill,
     settle_all_in_kinds,
     street_amounts,
-    unknown_line_reasons,
+    unknown_lines,
 )
 from parsers.columns import cards_list, money
 from pipeline.profiles import SiteProfile
@@ -160,8 +160,8 @@ class _Block:
             actions=actions,
             collections=collections,
             showdowns=showdowns,
+            unknown_lines=unknown_lines(lines, pl.col("kind") == KIND_UNKNOWN),
             reasons=[
-                unknown_line_reasons(lines, pl.col("kind") == KIND_UNKNOWN),
                 self._hand_problems(hands),
             ],
         )

@@ -25,6 +25,7 @@ __all__ = [
     "card_code",
     "cards_list",
     "format_card",
+    "is_partial_show",
     "local_time_to_utc",
     "money",
 ]
@@ -53,19 +54,44 @@ TIME_ZONES: dict[str, str] = {
     "HT": "Pacific/Honolulu",
     "BRT": "America/Sao_Paulo",
     "ART": "America/Argentina/Buenos_Aires",
+    "PST": "America/Los_Angeles",
+    "PDT": "America/Los_Angeles",
+    "MST": "America/Denver",
+    "MDT": "America/Denver",
+    "CST": "America/Chicago",
+    "CDT": "America/Chicago",
+    "AST": "America/Halifax",
+    "ADT": "America/Halifax",
+    "AKST": "America/Anchorage",
+    "AKDT": "America/Anchorage",
+    "HST": "Pacific/Honolulu",
+    "NT": "America/St_Johns",
     "UTC": "UTC",
     "GMT": "UTC",
     "WET": "Europe/Lisbon",
+    "WEST": "Europe/Lisbon",
+    "BST": "Europe/London",
     "CET": "Europe/Paris",
+    "CEST": "Europe/Paris",
     "EET": "Europe/Helsinki",
+    "EEST": "Europe/Helsinki",
     "MSK": "Europe/Moscow",
+    "MSD": "Europe/Moscow",
+    "GST": "Asia/Dubai",
+    "SGT": "Asia/Singapore",
+    "HKT": "Asia/Hong_Kong",
+    "KST": "Asia/Seoul",
     "IST": "Asia/Kolkata",
     "CCT": "Asia/Shanghai",
     "JST": "Asia/Tokyo",
     "AWST": "Australia/Perth",
     "ACST": "Australia/Adelaide",
+    "ACDT": "Australia/Adelaide",
     "AEST": "Australia/Sydney",
+    "AEDT": "Australia/Sydney",
     "NZT": "Pacific/Auckland",
+    "NZST": "Pacific/Auckland",
+    "NZDT": "Pacific/Auckland",
 }
 
 
@@ -139,3 +165,41 @@ def local_time_to_utc(
         ).dt.convert_time_zone("UTC")
         result = pl.when(zone == abbreviation).then(converted).otherwise(result)
     return result
+
+
+def is_partial_show(cards: pl.Expr, hole_cards: int = 4) -> pl.Expr:
+    """Whether a list of card codes is some, not all, of a player's hole cards, every one
+    readable: what a site prints for a player who shows only part of his hand."""
+    return (
+        (cards.list.len() > 0)
+        & (cards.list.len() < hole_cards)
+        & (cards.list.drop_nulls().list.len() == cards.list.len())
+    ).fill_null(False)
+
+
+# Game names of other games, read from a header no site pattern matched: such a hand is
+# counted as skipped (another game), not quarantined. Omaha Hi/Lo variants with more cards come
+# first, as they contain the name of the game hilo reads.
+_OTHER_GAME = (
+    r"(?i)(5[ -]Card Omaha|Five Card Omaha|6[ -]Card Omaha|Courchevel|Big O\b|Hold'?em|Razz"
+    r"|Stud|Badugi|Triple Draw|Single Draw|5 Card Draw|Five Card Draw|2-7|Lowball|Deuce"
+    r"|Omaha(?:\s+(?:Hi|High))?(?:\s+(?:Pot Limit|No Limit|Limit|Fixed Limit|\(|PL|NL|FL|$)))"
+)
+_OMAHA_HI_LO = r"(?i)Omaha\s*(?:Hi[/ -]?Lo|H/L|8|Hi/Lo|Hi-Lo|Eight)"
+
+
+def other_game_name(header: pl.Expr) -> pl.Expr:
+    """The name of another game in a header line, or null (no game named, or Omaha Hi/Lo).
+
+    >>> frame = pl.DataFrame({"line": ["Game #1: Hold'em No Limit (huh?)",
+    ...     "Game #2: Omaha Hi/Lo ??", "#3 5 Card Omaha Hi/Lo", "Game #4: Omaha Pot Limit"]})
+    >>> frame.select(other_game_name(pl.col("line")))["line"].to_list()
+    ["Hold'em", None, '5 Card Omaha', 'Omaha Pot Limit']
+    """
+    other = header.str.extract(_OTHER_GAME, 1)
+    is_variant = other.str.contains(r"(?i)card|courchevel|big o")
+    return (
+        pl.when(is_variant | ~header.str.contains(_OMAHA_HI_LO))
+        .then(other.str.strip_chars())
+        .otherwise(pl.lit(None, dtype=pl.String))
+    )

@@ -41,7 +41,7 @@ from parsers.partypoker import (
     line_frame,
     seat_rows,
     sections,
-    unknown_line_problems,
+    unknown_lines,
 )
 from pipeline.profiles import SiteProfile
 
@@ -77,7 +77,8 @@ WIN = (
 )
 INFORMATIONAL = (
     r"^(?:.+ (?:has left the table|has joined the table|is sitting out|sits out|is back"
-    r"|has been disconnected|has reconnected|has timed out)"
+    r"|has been disconnected|has reconnected|has timed out"
+    r"|has disconnected(?: and has been given a further \d+ seconds to react)?)"
     r")$"
 )
 NO_SHOW = r"^(?P<player>.+?) does not show cards$"
@@ -146,6 +147,17 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         ("chat", CHAT),
     ]
     lines = body.with_columns(kind=classify(body, patterns, "unknown"))
+    # "Table <name>" comes once, between the stakes header and the button and seat lines;
+    # another line that starts with "Table" is free text.
+    kind = pl.col("kind")
+    header_seen = (kind == "header").cum_sum().over("hand") > 0
+    setup_seen = kind.is_in(["button", "players", "seat"]).cum_sum().over("hand") > 0
+    table_line = (kind == "table") & header_seen & ~setup_seen
+    lines = lines.with_columns(
+        kind=pl.when((kind == "table") & ~(table_line & (table_line.cum_sum().over("hand") == 1)))
+        .then(pl.lit("unknown"))
+        .otherwise(kind)
+    )
     street = lines["line"].str.extract(DEAL, 1).replace_strict(
         SECTIONS, default=None, return_dtype=pl.Int8
     )
@@ -325,5 +337,6 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         collections=collections,
         showdowns=showdowns,
         sightings=sightings,
-        problems=[unknown_line_problems(lines), checks],
+        problems=[checks],
+        unknown_lines=unknown_lines(lines),
     )

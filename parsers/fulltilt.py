@@ -44,7 +44,7 @@ from parsers.partypoker import (
     first_per_hand,
     line_frame,
     sections,
-    unknown_line_problems,
+    unknown_lines,
 )
 from pipeline.profiles import SiteProfile
 
@@ -476,6 +476,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         collections=collections,
         showdowns=showdowns,
         sightings=sightings,
-        problems=[unknown_line_problems(lines), checks],
+        problems=[checks],
+        unknown_lines=unknown_lines(lines),
     )
 

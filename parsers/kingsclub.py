@@ -36,7 +36,7 @@ from parsers.assembly import (
     attach_hole_cards,
     forward_fill,
     street_amounts,
-    unknown_line_reasons,
+    unknown_lines,
 )
 from parsers.columns import cards_list, money
 from pipeline.profiles import SiteProfile
@@ -171,8 +171,8 @@ class _Block:
             actions=actions,
             collections=collections,
             showdowns=showdowns,
+            unknown_lines=unknown_lines(lines, pl.col("kind") == KIND_UNKNOWN),
             reasons=[
-                unknown_line_reasons(lines, pl.col("kind") == KIND_UNKNOWN),
                 self._hand_problems(hands),
                 self._result_problems(lines, seats, hands),
             ],

@@ -39,7 +39,7 @@ from parsers.assembly import (
     forward_fill,
     local_to_utc,
     street_amounts,
-    unknown_line_reasons,
+    unknown_lines,
 )
 from parsers.columns import cards_list, money
 from pipeline.profiles import SiteProfile
@@ -172,8 +172,8 @@ class _Block:
             actions=actions,
             collections=collections,
             showdowns=showdowns,
+            unknown_lines=unknown_lines(lines, pl.col("kind") == KIND_UNKNOWN),
             reasons=[
-                unknown_line_reasons(lines, pl.col("kind") == KIND_UNKNOWN),
                 self._hand_problems(hands, lines),
                 self._result_problems(lines, seats),
             ],
@@ -307,6 +307,10 @@ class _Block:
             )
             .otherwise(local_to_utc(stamp, pl.col("zone"), ZONES, "%Y-%m-%d %H:%M:%S")),
             time_zone=pl.col("zone"),
+            # A zone no table knows loses the time (kept as printed in the file), not the hand.
+            start_readable=stamp.str.strptime(
+                pl.Datetime("us"), "%Y-%m-%d %H:%M:%S", strict=False
+            ).is_not_null(),
         )
         button = first_of(KIND_BUTTON, "button_line")
         players = first_of(KIND_PLAYERS, "players_line")
@@ -598,7 +602,7 @@ class _Block:
             .then(pl.lit("truncated hand: no summary"))
             .when(pl.col("end_line").is_null())
             .then(pl.lit("truncated hand: no end of hand line"))
-            .when(pl.col("started_at").is_null())
+            .when(~pl.col("start_readable").fill_null(False))
             .then(pl.lit("unreadable start time"))
             .when(pl.col("limit_type").is_null())
             .then(pl.lit("unknown betting limit"))

@@ -42,7 +42,7 @@ from parsers.partypoker import (
     line_frame,
     seat_rows,
     sections,
-    unknown_line_problems,
+    unknown_lines,
 )
 from pipeline.profiles import SiteProfile
 
@@ -346,5 +346,6 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         collections=collections,
         showdowns=showdowns,
         sightings=sightings,
-        problems=[unknown_line_problems(lines), checks],
+        problems=[checks],
+        unknown_lines=unknown_lines(lines),
     )

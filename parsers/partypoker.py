@@ -45,6 +45,7 @@ import pyarrow as pa
 from parsers.base import ParseResult, table_from_frame
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.kernels import street_totals
+from parsers.notes import note_rows, triage_unknown_lines, with_other_games
 from parsers.pokerstars import _Block as _StarsChecks
 from parsers.pokerstars import _forward_fill
 from pipeline.positions import assign_positions
@@ -138,6 +139,8 @@ class BlockParts:
     showdowns: pl.DataFrame  # hand, line_no, player, cards, high_desc, low_desc
     sightings: pl.DataFrame  # hand, line_no, player, cards (codes), dealt (hero's own cards)
     problems: list[pl.DataFrame] = field(default_factory=list)  # hand, reason
+    # Lines no form of the site recognised (hand, line_no, line, offset): notes or quarantine.
+    unknown_lines: pl.DataFrame | None = None
     preamble_ignorable: str | None = None  # lines before the first hand that are not text
 
 
@@ -289,7 +292,7 @@ def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
     who are not seated, unreadable amounts) are quarantined with the first reason found; the
     other hands of the block are kept.
     """
-    headers = parts.headers
+    headers = with_other_games(parts.headers, parts.frame)
     candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
     skipped = headers.filter(pl.col("header_ok") & ~pl.col("is_o8"))
     bad_headers = headers.filter(~pl.col("header_ok")).select(
@@ -319,9 +322,15 @@ def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
     seats = _hole_cards(parts.seats.join(keep, on="hand", how="semi"), parts.sightings)
     actions = _mark_all_ins(actions, seats)
 
+    unknown_reasons, notes = triage_unknown_lines(
+        parts.unknown_lines.select("hand", "line_no", "line", "offset")
+        if parts.unknown_lines is not None
+        else parts.frame.clear().select("hand", "line_no", "line", "offset")
+    )
     reasons = pl.concat(
         [
             bad_headers,
+            unknown_reasons,
             *[problem.select("hand", "reason") for problem in parts.problems],
             _StarsChecks._seat_problems(seats),
             _StarsChecks._actor_problems(actions, collections, seats),
@@ -380,6 +389,8 @@ def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
         for frame in (seats, actions, collections, showdowns)
     )
     hands = hands.with_columns(site=site_column, source_file=pl.lit(source_file))
+    first_lines = parts.frame.filter(pl.col("is_start")).select("hand", first_line_no="line_no")
+    notes = note_rows(notes, first_lines, hands, site)
     tables = {
         "hands": table_from_frame(_with_columns_of(hands.sort("hand"), "hands"), "hands"),
         "seats": table_from_frame(_with_columns_of(seats.sort("hand", "seat"), "seats"), "seats"),
@@ -392,6 +403,7 @@ def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
         "showdowns": table_from_frame(
             _with_columns_of(showdowns.sort("hand", "line_no"), "showdowns"), "showdowns"
         ),
+        "notes": table_from_frame(notes, "notes"),
         "rejects": table_from_frame(rejects, "rejects"),
     }
     skipped_games = dict(skipped.group_by("game").len().sort("game").iter_rows())
@@ -447,14 +459,9 @@ def classify(frame: pl.DataFrame, patterns: list[tuple[str, str]], default: str)
     return frame.select(expression.alias("kind"))["kind"]
 
 
-def unknown_line_problems(lines: pl.DataFrame) -> pl.DataFrame:
-    """The first line of each hand that no pattern of the site recognised."""
-    return (
-        lines.filter(pl.col("kind") == "unknown")
-        .group_by("hand", maintain_order=True)
-        .agg(pl.col("line").first())
-        .select("hand", reason=pl.lit("unrecognised line: ") + pl.col("line").str.slice(0, 120))
-    )
+def unknown_lines(lines: pl.DataFrame) -> pl.DataFrame:
+    """The lines no pattern of the site recognised (`BlockParts.unknown_lines`)."""
+    return lines.filter(pl.col("kind") == "unknown")
 
 
 def first_per_hand(frame: pl.DataFrame, kind: str, pattern: str) -> pl.DataFrame:
@@ -1021,7 +1028,8 @@ def _party_parts(frame: pl.DataFrame) -> BlockParts:
         collections=collections,
         showdowns=showdowns,
         sightings=sightings,
-        problems=[unknown_line_problems(lines), checks],
+        problems=[checks],
+        unknown_lines=unknown_lines(lines),
         preamble_ignorable=r"^Game #\d+ starts\.$",
     )
 

@@ -102,7 +102,11 @@ WINS = (
 TIES = r"^(?P<player>.+?) ties (?P<amount>[$€£]?\d[\d,.]*) with (?P<half>high|low) hand: .*$"
 END = r"^End of Hand #\d+$"
 MARKER = r"^Dealing (?P<name>Cards|Flop|Turn|River)(?: (?P<cards>\[.*\]))?$"
-INFORMATIONAL = r"^(?:Seat \d+: .+ - .+)$"
+INFORMATIONAL = (
+    r"^(?:Seat \d+: .+ - .+"
+    r"|.+ brings [\d,.]+ to table \d+"  # tournaments: a player moved in from another table
+    r"|Last Hand .+)$"
+)
 CHAT_PREFIX = 512  # characters of an unrecognised line compared with the players' names
 ACTION_WORDS = (
     r"^(?:posts|folds|checks|calls|bets|raises|shows|mucks|wins|ties|has|doesn't|Returning)\b"

@@ -29,8 +29,15 @@ import polars as pl
 import pyarrow as pa
 
 from parsers.base import ParseResult, table_from_frame
-from parsers.columns import cards_list, local_time_to_utc, money
+from parsers.columns import (
+    cards_list,
+    is_partial_show,
+    local_time_to_utc,
+    money,
+    other_game_name,
+)
 from parsers.kernels import street_totals
+from parsers.notes import note_rows, triage_unknown_lines
 from pipeline.positions import assign_positions
 from pipeline.profiles import SiteProfile
 
@@ -53,7 +60,8 @@ HEADER = (
     r"(?:[A-Za-z0-9'/ -]+? \()?(?:5 Card |Courchevel |)?"
     r"[A-Za-z0-9'/ -]+?(?:Limit|Pot Limit|No Limit)\)?)"
     r"|(?P<cgame>[^(]*?\(?[^(]*?\((?P<cstakes>[^)]*)\)))"
-    r"(?: - Level (?P<level>\S+) \((?P<lstakes>[^)]*)\))?"
+    r"(?: - Match Round [^,]*,)?"  # Home Game shootouts: "- Match Round I, Level III (30/60)"
+    r"(?: -)? ?(?:Level (?P<level>\S+) \((?P<lstakes>[^)]*)\))?"
     r"(?: - Match.*?)?"
     r" - (?P<date>\d{4}/\d{1,2}/\d{1,2})(?: - | )(?P<time>\d{1,2}:\d{2}:\d{2}) \(?(?P<zone>[A-Z]+)\)?"
     r"(?: \[(?P<et_date>\d{4}/\d{1,2}/\d{1,2}) (?P<et_time>\d{1,2}:\d{2}:\d{2}) (?P<et_zone>[A-Z]+)\])?$"
@@ -113,6 +121,7 @@ INFORMATIONAL = (
     r"|.+ re-buys and receives .+|.+ takes the add-on and receives .+"
     r"|.+ cashed out the hand for .+"
     r"|No low hand qualified|Hand was run twice|Hand cancelled"
+    r"|Betting is capped"  # after the fourth bet of a fixed-limit street
     r"|Seat \d+: .+"  # summary seat lines: redundant with the body, mucked cards read apart
     r"|with (?:HI|LO): .+"  # the 2005 summary wraps its seat line before the description
     r")$"
@@ -270,9 +279,12 @@ class _Block:
         # A hand never runs across files: every file start opens a new segment, which is a
         # hand when it begins with a header and a file's preamble otherwise.
         segment = np.cumsum(starts.to_numpy() | new_file, dtype=np.int32) - 1
+        # Real files carry trailing spaces on any line; forms are matched without them, the
+        # raw text keeps them.
         self.frame = pl.DataFrame(
             {
-                "line": lines.alias("line"),
+                "line": lines.str.strip_chars_end(" \t").alias("line"),
+                "raw": lines.alias("raw"),
                 "offset": pl.Series("offset", offsets, dtype=pl.Int64),
                 "hand": pl.Series("hand", segment),
                 "is_start": starts.alias("is_start"),
@@ -313,10 +325,16 @@ class _Block:
         showdowns = self._showdowns()
         seats = self._hole_cards(seats, lines)
 
+        unknown_reasons, notes = triage_unknown_lines(
+            lines.filter(pl.col("kind") == KIND_UNKNOWN).select(
+                "hand", "line_no", "line", "offset", "damaged"
+            ),
+            damaged=pl.col("damaged"),
+        )
         reasons = pl.concat(
             [
                 bad_headers,
-                self._line_problems(lines),
+                unknown_reasons,
                 self._hand_problems(hands, lines),
                 self._seat_problems(seats),
                 self._actor_problems(actions, collections, seats),
@@ -347,6 +365,10 @@ class _Block:
             frame.join(ids, on="hand", how="left")
             for frame in (seats, actions, collections, showdowns)
         )
+        first_lines = self.frame.filter(pl.col("is_start")).select(
+            "hand", first_line_no="line_no"
+        )
+        notes = note_rows(notes, first_lines, hands, SITE)
         return self._results(
             {
                 "hands": hands.sort("hand"),
@@ -354,6 +376,7 @@ class _Block:
                 "actions": actions.sort("hand", "seq"),
                 "collections": collections.sort("hand", "seq"),
                 "showdowns": showdowns.sort("hand", "line_no"),
+                "notes": notes,
                 "rejects": rejects.sort("hand"),
             },
             headers,
@@ -433,11 +456,18 @@ class _Block:
             .then(pl.col("symbol").replace_strict(CURRENCY_SYMBOLS, default="UNKNOWN"))
             .otherwise(pl.lit("PLAY"))
         )
-        return parsed.with_columns(
-            header_ok=pl.col("hand_id").is_not_null()
+        readable = (
+            pl.col("hand_id").is_not_null()
             & pl.col("game").is_not_null()
-            & pl.col("first").is_not_null(),
-            game=pl.col("game").fill_null(pl.col("line").str.slice(0, 80)),
+            & pl.col("first").is_not_null()
+        )
+        other_game = other_game_name(pl.col("line"))
+        return parsed.with_columns(
+            # A header of another game that is only partly understood is still that game.
+            header_ok=readable | other_game.is_not_null(),
+            game=pl.when(readable)
+            .then(pl.col("game"))
+            .otherwise(pl.coalesce(other_game, pl.col("line").str.slice(0, 80))),
             limit_type=pl.col("limit").replace_strict(
                 {"Limit": "FL", "Fixed Limit": "FL", "Pot Limit": "PL", "No Limit": "NL"},
                 default=None,
@@ -552,12 +582,16 @@ class _Block:
                 continue
             matched = line.gather(rows).str.contains(pattern).to_numpy()
             kinds[rows[~matched]] = KIND_OTHER
+        # A line shaped like a data line that its pattern does not confirm is damaged data.
+        damaged = (kinds == KIND_OTHER) & (lines["kind"].to_numpy() != KIND_OTHER)
         other = np.flatnonzero(kinds == KIND_OTHER)
         if len(other):
             informational = line.gather(other).str.contains(INFORMATIONAL).to_numpy()
             kinds[other[informational]] = KIND_INFO
             kinds[other[~informational]] = KIND_UNKNOWN
-        return lines.with_columns(kind=pl.Series(kinds, dtype=pl.Int8))
+        return lines.with_columns(
+            kind=pl.Series(kinds, dtype=pl.Int8), damaged=pl.Series(damaged & (kinds == KIND_UNKNOWN))
+        )
 
     def _action_lines(self, lines: pl.DataFrame) -> pl.DataFrame:
         """Fields of every ``player: verb ...`` line, decoded once for all tables.
@@ -846,15 +880,18 @@ class _Block:
         )
         known = pl.concat(
             [
-                dealt.select("hand", "line_no", "player", "cards"),
-                shown.select("hand", "line_no", "player", "cards"),
-                mucked.select("hand", "line_no", "player", "cards"),
+                dealt.select("hand", "line_no", "player", "cards", shown=pl.lit(False)),
+                shown.select("hand", "line_no", "player", "cards", shown=pl.lit(True)),
+                mucked.select("hand", "line_no", "player", "cards", shown=pl.lit(False)),
             ]
         ).sort("hand", "line_no")
         # The last sighting wins: a player's shown cards are the same as dealt ones; a mismatch
-        # is caught by the duplicate and conflicting-card checks.
+        # is caught by the duplicate and conflicting-card checks. A player who shows only some
+        # of his cards (all-in, "shows [Qs]") keeps them in `showdowns`; his hole cards stay
+        # unknown, so the audit calls his pot unevaluable instead of guessing.
         cards = (
             known.with_columns(hole_cards=cards_list(pl.col("cards")))
+            .filter(~(pl.col("shown") & is_partial_show(pl.col("hole_cards"))))
             .group_by("hand", "player", maintain_order=True)
             .agg(
                 pl.col("hole_cards").last(),
@@ -872,18 +909,6 @@ class _Block:
         )
 
     # -- checks ------------------------------------------------------------------------------
-
-    @staticmethod
-    def _line_problems(lines: pl.DataFrame) -> pl.DataFrame:
-        return (
-            lines.filter(pl.col("kind") == KIND_UNKNOWN)
-            .group_by("hand", maintain_order=True)
-            .agg(pl.col("line").first())
-            .select(
-                "hand",
-                reason=pl.lit("unrecognised line: ") + pl.col("line").str.slice(0, 120),
-            )
-        )
 
     @staticmethod
     def _hand_problems(hands: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame:
@@ -1022,7 +1047,7 @@ class _Block:
 
     def _hand_rejects(self, reasons: pl.DataFrame, headers: pl.DataFrame) -> pl.DataFrame:
         text = self.frame.join(reasons.select("hand"), on="hand", how="semi").group_by("hand").agg(
-            raw_text=pl.col("line").str.join("\n"), source_offset=pl.col("offset").first()
+            raw_text=pl.col("raw").str.join("\n"), source_offset=pl.col("offset").first()
         )
         return (
             reasons.join(text, on="hand", how="left")
@@ -1048,7 +1073,7 @@ class _Block:
         return (
             preamble.group_by("hand", maintain_order=True)
             .agg(
-                raw_text=pl.col("line").str.join("\n"),
+                raw_text=pl.col("raw").str.join("\n"),
                 source_offset=pl.col("offset").filter(pl.col("line").str.strip_chars() != "").first(),
                 has_text=(pl.col("line").str.strip_chars() != "").any(),
             )

@@ -46,6 +46,7 @@ import polars as pl
 from parsers.base import ParseResult, table_from_frame
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.kernels import street_totals
+from parsers.notes import note_rows, triage_unknown_lines, with_other_games
 from parsers.pokerstars import _Block as _StarsBlock
 from parsers.pokerstars import _forward_fill
 from pipeline.positions import assign_positions
@@ -186,7 +187,7 @@ class TextFormat:
     def parse(self) -> ParseResult:
         preamble = self.frame.filter(pl.col("hand") < 0)
         body = self.frame.filter(pl.col("hand") >= 0)
-        headers = self.headers(body)
+        headers = with_other_games(self.headers(body), body)
         skipped = headers.filter(pl.col("header_ok") & ~pl.col("is_o8"))
         candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
         bad_headers = headers.filter(~pl.col("header_ok")).select(
@@ -208,10 +209,13 @@ class TextFormat:
         seats = self.hole_cards(seats, self.known_cards(lines))
         hands = ensure_columns(hands, {"problem": pl.String, "board2": pl.List(pl.UInt8)})
         tables = {"hands": hands, "seats": seats, "actions": actions, "collections": collections}
+        unknown_reasons, notes = triage_unknown_lines(
+            lines.filter(pl.col("kind") == KIND_UNKNOWN).select("hand", "line_no", "line", "offset")
+        )
         reasons = pl.concat(
             [
                 bad_headers,
-                self.line_problems(lines),
+                unknown_reasons,
                 self.hand_problems(hands, lines),
                 _StarsBlock._seat_problems(seats),
                 _StarsBlock._actor_problems(actions, collections, seats),
@@ -231,6 +235,7 @@ class TextFormat:
             actions,
             collections,
             showdowns,
+            notes,
         )
 
     # -- classification ----------------------------------------------------------------------
@@ -463,15 +468,6 @@ class TextFormat:
 
     # -- checks ------------------------------------------------------------------------------
 
-    @staticmethod
-    def line_problems(lines: pl.DataFrame) -> pl.DataFrame:
-        return (
-            lines.filter(pl.col("kind") == KIND_UNKNOWN)
-            .group_by("hand", maintain_order=True)
-            .agg(pl.col("line").first())
-            .select("hand", reason=pl.lit("unrecognised line: ") + pl.col("line").str.slice(0, 120))
-        )
-
     def hand_problems(self, hands: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame:
         """Defects every format checks the same way."""
         board = pl.col("board")
@@ -512,6 +508,7 @@ class TextFormat:
         actions: pl.DataFrame,
         collections: pl.DataFrame,
         showdowns: pl.DataFrame,
+        notes: pl.DataFrame,
     ) -> ParseResult:
         good = candidates.select("hand").join(reasons, on="hand", how="anti")
         hands = hands.join(good, on="hand", how="semi")
@@ -534,6 +531,10 @@ class TextFormat:
             frame.join(ids, on="hand", how="left").with_columns(site=pl.lit(self.site))
             for frame in (seats, actions, collections, showdowns)
         )
+        first_lines = self.frame.filter(pl.col("is_start")).select(
+            "hand", first_line_no="line_no"
+        )
+        notes = note_rows(notes, first_lines, hands, self.site)
         preamble_rejects = self.preamble_rejects(preamble)
         rejects = pl.concat(
             [preamble_rejects, self.hand_rejects(reasons, headers)], how="vertical_relaxed"
@@ -545,6 +546,7 @@ class TextFormat:
             "actions": table_from_frame(actions.sort("hand", "seq"), "actions"),
             "collections": table_from_frame(collections.sort("hand", "seq"), "collections"),
             "showdowns": table_from_frame(showdowns.sort("hand", "line_no"), "showdowns"),
+            "notes": table_from_frame(notes, "notes"),
             "rejects": table_from_frame(rejects, "rejects"),
         }
         return ParseResult(

@@ -61,7 +61,7 @@ HAND_START = r"^(?:Game )?Hand #\d+ - "
 HEADER = (
     r"^(?:Game )?Hand #(?P<hand_id>\d+) - "
     r"(?:(?P<guarantee>\S+ GTD )?Tournament #(?P<tournament_id>\d+) - )?"
-    r"(?P<game>[^(]+?)\((?P<limit>[^)]*)\) - (?:Level (?P<level>\S+) )?"
+    r"(?P<game>[^(]+?) ?\((?P<limit>[^)]*)\) - (?:Level (?P<level>\S+) )?"  # 2023: "H/L (No"
     r"\(?(?P<symbol>[$€£]?)(?P<first>[\d.,]+)/[$€£]?(?P<second>[\d.,]+)\)?\s?- "
     r"(?P<date>\d{4}/\d{2}/\d{2}) (?P<time>\d{1,2}:\d{2}:\d{2}) (?P<zone>[A-Z]+)$"
 )

@@ -315,6 +315,14 @@ def _report(summary: IngestSummary) -> None:
     typer.echo(f"dataset: {summary.dataset}")
     if summary.already_ingested:
         typer.echo(f"already ingested: {summary.already_ingested} files (nothing added for them)")
+    if summary.notes:
+        typer.echo(
+            f"{summary.notes} unrecognised lines without money or cards kept in notes;"
+            " most frequent shapes:",
+            err=True,
+        )
+        for shape, lines in summary.frequent_note_shapes():
+            typer.echo(f"  {lines:>8}  {shown(shape)}", err=True)
     if summary.errors:
         typer.echo(
             f"{len(summary.errors)} files not ingested (see files.error, rejects):", err=True

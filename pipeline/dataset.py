@@ -65,9 +65,9 @@ __all__ = [
     "write_parquet",
 ]
 
-PART_TABLES = ("hands", "seats", "actions", "collections", "showdowns", "rejects")
+PART_TABLES = ("hands", "seats", "actions", "collections", "showdowns", "notes", "rejects")
 # Tables partitioned by the month their hand started in, below the site.
-DATED_TABLES = ("hands", "seats", "actions", "collections", "showdowns")
+DATED_TABLES = ("hands", "seats", "actions", "collections", "showdowns", "notes")
 MANIFEST = "files"
 LOCK_NAME = ".hilo.lock"
 # The value hive readers (DuckDB, pyarrow, polars) read back as null.

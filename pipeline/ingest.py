@@ -45,6 +45,7 @@ import parsers
 from parsers.base import ParseResult, SiteParser
 from parsers.text import UnreadableFile, decode_lines, detect_encoding
 from pipeline import dataset, duplicates
+from parsers.notes import line_shape
 from pipeline.schema import FILES, HAND_TABLES, REJECTS
 
 __all__ = [
@@ -140,6 +141,8 @@ class FileOutcome:
     error: str | None = None
     parts: list[str] = field(default_factory=list)
     skipped_games: dict[str, int] = field(default_factory=dict)
+    notes: int = 0  # lines kept in `notes` (unrecognised, without money or cards)
+    note_shapes: dict[str, int] = field(default_factory=dict)  # line shape -> lines
     already_ingested: bool = False  # same content as a committed (or earlier) file: no row
 
 
@@ -162,6 +165,8 @@ class IngestSummary:
     skipped: int = 0
     rejected: int = 0
     duplicates: int = 0
+    notes: int = 0
+    note_shapes: dict[str, int] = field(default_factory=dict)  # line shape -> lines
     already_ingested: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     parts_written: int = 0
@@ -171,8 +176,12 @@ class IngestSummary:
         """Return the one-line summary printed by the CLI."""
         return (
             f"files {self.files} · hands parsed {self.parsed} · skipped {self.skipped}"
-            f" · rejected {self.rejected} · duplicates {self.duplicates}"
+            f" · rejected {self.rejected} · duplicates {self.duplicates} · notes {self.notes}"
         )
+
+    def frequent_note_shapes(self, count: int = 10) -> list[tuple[str, int]]:
+        """The most frequent shapes of the lines kept in ``notes``, most frequent first."""
+        return sorted(self.note_shapes.items(), key=lambda item: (-item[1], item[0]))[:count]
 
 
 # --------------------------------------------------------------------------------------------
@@ -602,6 +611,9 @@ def _commit(
         summary.skipped += outcome.skipped
         summary.rejected += outcome.rejected
         summary.duplicates += outcome.duplicates
+        summary.notes += outcome.notes
+        for shape, lines in outcome.note_shapes.items():
+            summary.note_shapes[shape] = summary.note_shapes.get(shape, 0) + lines
         if outcome.error is not None:
             summary.errors.append((outcome.path, outcome.error))
 
@@ -1182,11 +1194,39 @@ def _account(
     outcome.rejected += result.rejected
     for game, count in result.skipped_games.items():
         outcome.skipped_games[game] = outcome.skipped_games.get(game, 0) + count
+    notes = result.tables.get("notes")
+    if notes is not None and notes.num_rows:
+        outcome.notes += notes.num_rows
+        for shape, lines in note_shapes(notes, result.tables.get("seats")).items():
+            outcome.note_shapes[shape] = outcome.note_shapes.get(shape, 0) + lines
     for month, tables in _split_by_month(result.tables):
         for table in dataset.PART_TABLES:
             rows = tables.get(table)
             if rows is not None and rows.num_rows:
                 sink.add(index, table, parser.site, _conform(rows, table), month)
+
+
+# Shapes kept per file: enough for the most frequent ten of a run, bounded for hostile input.
+MAX_NOTE_SHAPES = 1000
+
+
+def note_shapes(notes: pa.Table, seats: pa.Table | None) -> dict[str, int]:
+    """Lines per shape (digits and the hand's player names blanked) of a block's notes."""
+    players: dict[str, list[str]] = {}
+    if seats is not None:
+        for hand_id, player in zip(
+            seats.column("hand_id").to_pylist(), seats.column("player").to_pylist(), strict=True
+        ):
+            if player:
+                players.setdefault(hand_id, []).append(player)
+    shapes: dict[str, int] = {}
+    for hand_id, text in zip(
+        notes.column("hand_id").to_pylist(), notes.column("text").to_pylist(), strict=True
+    ):
+        shape = line_shape(text[:200], tuple(players.get(hand_id, ())))
+        if shape in shapes or len(shapes) < MAX_NOTE_SHAPES:
+            shapes[shape] = shapes.get(shape, 0) + 1
+    return shapes
 
 
 def _split_by_month(tables: dict[str, pa.Table]) -> list[tuple[str | None, dict[str, pa.Table]]]:

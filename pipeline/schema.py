@@ -16,6 +16,7 @@ __all__ = [
     "FILES",
     "HANDS",
     "HAND_TABLES",
+    "NOTES",
     "REJECTS",
     "SEATS",
     "SHOWDOWNS",
@@ -127,6 +128,20 @@ SHOWDOWNS = pa.schema(
     ]
 )
 
+# A line of a stored hand that no other table holds: a line the parser does not know and that
+# carries neither money nor cards. Kept so that nothing a site wrote is lost.
+NOTES = pa.schema(
+    [
+        ("site", pa.string()),
+        ("hand_id", pa.string()),
+        ("source_file", pa.string()),
+        ("source_offset", pa.int64()),  # byte offset of the line in its file
+        ("line_number", pa.int32()),  # 1 = the hand's first line
+        ("text", pa.string()),
+        ("kind", pa.string()),  # "unrecognised"
+    ]
+)
+
 REJECTS = pa.schema(
     [
         ("source_file", pa.string()),
@@ -160,6 +175,7 @@ HAND_TABLES: dict[str, pa.Schema] = {
     "actions": ACTIONS,
     "collections": COLLECTIONS,
     "showdowns": SHOWDOWNS,
+    "notes": NOTES,
 }
 
 TABLES: dict[str, pa.Schema] = {**HAND_TABLES, "rejects": REJECTS, "files": FILES}

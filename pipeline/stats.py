@@ -64,7 +64,9 @@ DATABASE_NAME = "hilo.duckdb"
 LAYERS = ("stg_", "int_", "fct_", "rpt_", "agg_")
 BY_DIMENSIONS = ("position", "stakes", "month", "site")
 LIMITS = ("FL", "PL", "NL")
-SOURCE_TABLES = ("hands", "seats", "actions", "collections", "showdowns", "rejects", "files")
+SOURCE_TABLES = (
+    "hands", "seats", "actions", "collections", "showdowns", "notes", "rejects", "files"
+)
 AUDIT_TABLES = {"audit_payouts": "payouts", "audit_discrepancies": "discrepancies"}
 # Tables whose parts share their id with the hands they hold (see `Sources.chunks`).
 CHUNKED_TABLES = ("hands", "seats", "actions", "collections", "showdowns")

@@ -40,6 +40,7 @@ from tests.parsers.corpus import CORPUS
 
 __all__ = [
     "CORPUS",
+    "HARMLESS_LINES",
     "MAX_MONEY",
     "MUTATORS",
     "Finding",
@@ -418,6 +419,28 @@ def extra_cards(text: str, rng: random.Random, foreign: Sequence[str]) -> str:
 
 
 Mutator = Callable[[str, random.Random, Sequence[str]], str]
+# Free lines a real site might add to a hand (notices, banners, chat-like events) that carry no
+# money and no card: a parser keeps its hand and stores the line in `notes`.
+HARMLESS_LINES = (
+    "The connection to the server was interrupted",
+    "Somebody has 15 seconds left to act",
+    "Welcome to the table, good luck everyone",
+    "Tournament break in 5 minutes",
+    "Somebody is using the time bank",
+    "Happy hour is active at this table",
+    "Somebody has requested a cash out offer",
+    "Cards are being shuffled",
+    "Table 12 will close soon",
+)
+
+
+def insert_note_line(text: str, rng: random.Random, foreign: Sequence[str]) -> str:
+    """A free line without money or cards somewhere after the hand's first line."""
+    lines = _lines(text)
+    lines.insert(rng.randint(1, max(1, len(lines))), rng.choice(HARMLESS_LINES))
+    return "\n".join(lines)
+
+
 MUTATORS: dict[str, Mutator] = {
     "truncate": truncate,
     "flip_bytes": flip_bytes,
@@ -436,6 +459,7 @@ MUTATORS: dict[str, Mutator] = {
     "duplicate_card": duplicate_card,
     "unknown_card": unknown_card,
     "extra_cards": extra_cards,
+    "insert_note_line": insert_note_line,
 }
 _NAMES = tuple(MUTATORS)
 

@@ -24,7 +24,7 @@ from pipeline.cli import app
 from tests.conftest import REPOSITORY, o8_hands, run_hilo, table_rows
 
 SUMMARY = re.compile(
-    r"^files (\d+) · hands parsed (\d+) · skipped (\d+) · rejected (\d+) · duplicates \d+$",
+    r"^files (\d+) · hands parsed (\d+) · skipped (\d+) · rejected (\d+) · duplicates \d+ · notes \d+$",
     re.MULTILINE,
 )
 

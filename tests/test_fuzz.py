@@ -17,15 +17,18 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import parsers
+from parsers import parse_bytes
 from parsers.pokerstars import _Block as StarsChecks
 from parsers.text import decode_lines
 from tests.fuzzing import (
+    HARMLESS_LINES,
     MUTATORS,
     NUMBER,
     Seeds,
@@ -119,6 +122,52 @@ def test_many_mutated_hands_keep_the_contract(seeds: Seeds, site: str) -> None:
     own_hands(seeds, site)
     run = fuzz_parser(site, seeds, hands=50_000, seed=29, block_hands=2000, huge_line_every=10)
     assert not run.findings, f"{site}: {run.findings[0].problem}"
+
+
+# -- lines without money or cards are kept, in notes -------------------------------------------
+
+# Formats read as documents (XML, JSON, TOML), not line by line: a free line is not a form there.
+DOCUMENT_SITES = {"merge", "boss", "microgaming", "ipoker", "igt", "phh"}
+TEXT_SITES = [site for site in SITES if site not in DOCUMENT_SITES]
+
+
+@pytest.mark.parametrize("site", TEXT_SITES)
+def test_a_free_line_without_money_or_cards_is_a_note(seeds: Seeds, site: str) -> None:
+    """Every seed hand that parses still parses with a harmless line inserted anywhere after
+    its first line, and the line is stored in `notes` with its hand and line number."""
+    parser = parser_by_site(site)
+    rng = random.Random(16)
+    checked = 0
+    for hand in own_hands(seeds, site)[:60]:
+        clean = parse_bytes((hand + "\n").encode(), "seed.txt")
+        if clean is None or clean.parsed != 1 or clean.hands_found != 1:
+            continue
+        lines = hand.split("\n")
+        position = rng.randint(1, len(lines))
+        line = rng.choice(HARMLESS_LINES)
+        data = ("\n".join([*lines[:position], line, *lines[position:]]) + "\n").encode()
+        result = parser.parse(*_decoded(data), "seed.txt")
+        assert (result.parsed, result.rejected) == (1, 0), (
+            site,
+            line,
+            position,
+            [r for r in result.tables["rejects"].column("reason").to_pylist()],
+        )
+        notes = pl.from_arrow(result.tables["notes"])
+        assert isinstance(notes, pl.DataFrame)
+        kept = notes.filter(pl.col("text") == line)
+        hand_id = result.tables["hands"].column("hand_id")[0].as_py()
+        assert kept.select("hand_id", "line_number", "kind").rows() == [
+            (hand_id, position + 1, "unrecognised")
+        ], (site, line, position, notes)
+        assert data[kept["source_offset"][0] :].startswith(line.encode())
+        checked += 1
+    assert checked, f"no seed hand of {site} parses on its own"
+
+
+def _decoded(data: bytes) -> tuple[pl.Series, np.ndarray]:
+    decoded = decode_lines(data)
+    return decoded.lines, decoded.offsets
 
 
 # -- hypothesis properties, per parser ----------------------------------------------------------

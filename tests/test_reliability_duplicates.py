@@ -213,7 +213,7 @@ def test_cli_summary_counts_duplicates(hands: list[bytes], tmp_path: Path) -> No
     (inputs / "b.txt").write_bytes(b"".join(hands[4:10]))
     result = run_hilo(["ingest", str(inputs), "--out", str(tmp_path / "dataset"), "--workers", "1"])
     assert result.returncode == 0, result.stderr
-    assert "files 2 · hands parsed 10 · skipped 0 · rejected 0 · duplicates 4" in result.stdout
+    assert "files 2 · hands parsed 10 · skipped 0 · rejected 0 · duplicates 4 · notes 0" in result.stdout
 
 
 @settings(

@@ -250,15 +250,18 @@ def test_truncated_garbage_and_inconsistent_hands() -> None:
     tournament = hand_text(5).replace("'8 Game Mix'", "'T123 [4]'")
     data = "\n".join([hand_text(1), cut, garbage, nets, tournament, hand_text(6)]).encode()
     result = parse_bytes(data)
-    assert (result.hands_found, result.parsed, result.rejected) == (6, 2, 4)
+    # A line without money or cards no longer costs its hand: it is kept as a note.
+    assert (result.hands_found, result.parsed, result.rejected) == (6, 3, 3)
     assert rejects(result) == [
         ("2", "truncated hand: summary missing or repeated"),
-        ("3", "unrecognised line: #### garbage ####"),
         ("4", "summary nets add up to 900, not minus the rake"),
         ("5", "KingsClub tournament hands are not supported"),
     ]
+    note = frames(result)["notes"].row(0, named=True)
+    assert (note["hand_id"], note["text"], note["kind"]) == ("3", "#### garbage ####", "unrecognised")
+    assert data[note["source_offset"] :].startswith(b"#### garbage ####\n")
     stored = frames(result)["rejects"].row(1, named=True)
-    assert data[stored["source_offset"] :].startswith(b"#3: Pot Limit")
+    assert data[stored["source_offset"] :].startswith(b"#4: Pot Limit")
 
 
 def test_other_games_skipped_and_preamble_quarantined() -> None:

@@ -30,6 +30,8 @@ PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
 LO8 = "Winning/cash/LO8-6max-USD-20-40-201907.CASHID-TN-St{FULLSTOP} Lucie GAMETYPE.txt"
 RIT = "Winning/cash/NLO8-6max-USD-3-6-202104.RIT.txt"
 WALK = "Winning/cash/NLO8-6max-USD-3-6-202104.walk.txt"
+# 2023 layout: a space before the limit ("Omaha H/L (No Limit)"), a walk paid in the summary.
+WALK_2023 = "Winning/cash/NLO8-9max-USD-3.00-6.00-202311.added.space.txt"
 TOURNAMENT = "Winning/tour/PLO8-9max-USD-15-201906.SITGOID-TN-$15 PLO Hi{BACKSLASH}Lo Turbo - On Demand GAMETYPE.txt"
 
 
@@ -74,7 +76,7 @@ def all_corpus_tables() -> dict[str, pl.DataFrame]:
 def test_manifest_lists_the_current_format_files() -> None:
     if not manifest():
         pytest.skip(f"conformance corpus not found at {CORPUS}")
-    assert sorted(row["path"] for row in manifest()) == sorted([LO8, RIT, WALK, TOURNAMENT])
+    assert sorted(row["path"] for row in manifest()) == sorted([LO8, RIT, WALK, WALK_2023, TOURNAMENT])
 
 
 @needs_corpus
@@ -93,7 +95,7 @@ def test_corpus_chips_balance() -> None:
     """Σ put in − returned = Σ collected + rake (rake + JP fee), and the total is Σ collected."""
     tables = all_corpus_tables()
     joined = chip_ledger(tables)
-    assert joined.height == 4
+    assert joined.height == 5
     unbalanced = joined.filter(
         (pl.col("put") - pl.col("returned") != pl.col("collected") + pl.col("rake"))
         | (pl.col("total_pot") != pl.col("collected"))

@@ -1,0 +1,193 @@
+"""Lines a parser does not know: kept in ``notes`` when harmless, the hand quarantined otherwise.
+
+A hand is quarantined only when it cannot be accounted for. An unfamiliar line that carries
+neither money nor cards (a chat form, a connection notice, a site banner, ``Betting is capped``)
+cannot change what the tables say the hand was, so the hand is kept and the line stored as it
+was printed. An unfamiliar line that may hold an amount or a card could be a payment, a bet or a
+shown hand the parser failed to read: keeping the hand would silently change its money, so it
+is quarantined with the line in the reason.
+
+"Carries money or cards" is judged conservatively, on the line's text alone:
+
+- a card token standing on its own (``Qs``, ``10h``, ``9 d``, a suit symbol);
+- an amount: a currency sign or ISO code next to a number, a number with a decimal part or
+  thousands separators, or any other free-standing number, unless it is one of the harmless
+  numbers hands print in free text (seconds, table, seat, level and hand numbers, clock times,
+  dates, ordinal places);
+- a word of betting and payment lines (folds, calls, raises, posts, wins, collected, pot, ...):
+  such a line may be a damaged action or payment;
+- control or replacement characters (damaged bytes could have been anything);
+- the shape of a data line the engine failed to read (each engine passes those as damaged).
+
+Digits inside a word (``Player0``, ``APTEM-89``, ``UTG+1``) are part of a name, not an amount.
+"""
+
+from __future__ import annotations
+
+import re
+
+import polars as pl
+
+from parsers.columns import other_game_name
+from pipeline.schema import NOTES
+
+__all__ = [
+    "NOTE_KIND_UNRECOGNISED",
+    "carries_money_or_cards",
+    "note_rows",
+    "triage_unknown_lines",
+    "line_shape",
+    "with_other_games",
+]
+
+NOTE_KIND_UNRECOGNISED = "unrecognised"
+
+_CARD = r"(?:^|[^\w])(?:10|[2-9TJQKAtjqka])\s?[cdhs](?:$|[^\w])|[♠♥♦♣]"
+_CURRENCY = r"[$€£₹¥]\s?[0-9]|[0-9]\s?[$€£₹¥]|\b(?:USD|EUR|GBP|CAD|INR|SEK|DKK|NOK)\b"
+_SEPARATED_NUMBER = r"[0-9][.,][0-9]"
+# Numbers free text prints that are not amounts; removed before looking for a bare number.
+_HARMLESS_NUMBERS = (
+    r"(?i)(?:"
+    r"\b[0-9]+\s*(?:seconds?|secs?|minutes?|mins?|hours?|s)\b"
+    r"|\b(?:table|seat|level|hand|game|round|tournament|place|position|time\s?bank)\s*(?:#|no\.?)?\s*[0-9]+\b"
+    r"|#[0-9]+"
+    r"|\b[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?\b"
+    r"|\b[0-9]{4}[/.-][0-9]{1,2}[/.-][0-9]{1,2}\b"
+    r"|\b[0-9]{1,2}[/.-][0-9]{1,2}[/.-][0-9]{2,4}\b"
+    r"|\b[0-9]+(?:st|nd|rd|th)\b"
+    r"|\b(?:GMT|UTC)[+-][0-9]{1,2}(?::?[0-9]{2})?\b"
+    r")"
+)
+# A number standing on its own: not glued to letters, digits, '-', '+' or '_' (names).
+_BARE_NUMBER = r"(?:^|[^\w+\-])[0-9]+(?:$|[^\w+\-])"
+# Control characters and replacement characters: damaged bytes, which may have been anything.
+_DAMAGED_BYTES = "[\x00-\x08\x0b-\x1f\x7f\ufffd]"
+# The vocabulary of betting and payment lines: an unknown line using it may be a damaged one.
+_BETTING_WORDS = (
+    r"(?i)\b(?:folds?|folded|checks?|checked|calls?|called|bets?|raises?|raised|posts?|posted"
+    r"|collects?|collected|wins?|won|shows?|showed|mucks?|mucked|all-?in|antes?|blinds?"
+    r"|pot|rake|dealt)\b"
+)
+_MONEY_OR_CARDS = (
+    f"(?:{_CARD})|(?:{_CURRENCY})|(?:{_SEPARATED_NUMBER})|{_DAMAGED_BYTES}|(?:{_BETTING_WORDS})"
+)
+
+
+def carries_money_or_cards(line: pl.Expr) -> pl.Expr:
+    """Whether a line's text may hold an amount or a card (see the module docstring).
+
+    >>> frame = pl.DataFrame({"line": [
+    ...     "Betting is capped", "X has 15 seconds left to act", "Player0 has returned",
+    ...     "X brings 1,020 to table 45061966", "X wins 300", "X: shows [Qs]",
+    ...     "UTG+1 [ME] : Table leave user", "Hand #4 at table 12, 20:15:01", "X foldz",
+    ...     "X folds (timed out)",
+    ... ]})
+    >>> frame.select(carries_money_or_cards(pl.col("line")))["line"].to_list()
+    [False, False, False, True, True, True, False, False, False, True]
+    """
+    harmless_removed = line.str.replace_all(_HARMLESS_NUMBERS, " ")
+    return (
+        line.str.contains(_MONEY_OR_CARDS)
+        | harmless_removed.str.contains(_BARE_NUMBER)
+    ).fill_null(True)
+
+
+def triage_unknown_lines(
+    unknown: pl.DataFrame, damaged: pl.Expr | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Split a block's unknown lines into quarantine reasons and notes.
+
+    ``unknown`` has ``hand``, ``line_no``, ``line`` and ``offset`` (one row per line no form of
+    the engine recognised); ``damaged`` marks the rows that have the shape of a data line the
+    engine failed to read. Returns ``(reasons, notes)``: one reason per hand whose first
+    unreadable line is quoted, and the harmless lines of the other hands (every column of
+    ``unknown``).
+    """
+    suspect = carries_money_or_cards(pl.col("line"))
+    if damaged is not None:
+        suspect = suspect | damaged
+    marked = unknown.with_columns(_suspect=suspect)
+    reasons = (
+        marked.filter(pl.col("_suspect"))
+        .group_by("hand", maintain_order=True)
+        .agg(pl.col("line").first())
+        .select(
+            "hand",
+            reason=pl.lit("unrecognised line: ")
+            + pl.col("line").str.slice(0, 120),
+        )
+    )
+    notes = marked.join(reasons, on="hand", how="anti").drop("_suspect")
+    return reasons, notes
+
+
+def note_rows(
+    notes: pl.DataFrame, first_lines: pl.DataFrame, hands: pl.DataFrame, site: str
+) -> pl.DataFrame:
+    """Canonical ``notes`` rows of the stored hands.
+
+    ``notes`` comes from `triage_unknown_lines`; ``first_lines`` has ``hand`` and
+    ``first_line_no`` (the line number of each hand's first line in the block); ``hands`` has
+    ``hand``, ``hand_id`` and ``source_file`` of the hands that are stored (others' notes are
+    dropped: a quarantined hand keeps its whole text in ``rejects``).
+    """
+    rows = (
+        notes.join(hands.select("hand", "hand_id", "source_file"), on="hand", how="inner")
+        .join(first_lines, on="hand", how="left")
+        .sort("hand", "line_no")
+        .select(
+            "hand",
+            site=pl.lit(site, dtype=pl.String),
+            hand_id=pl.col("hand_id"),
+            source_file=pl.col("source_file"),
+            source_offset=pl.col("offset").cast(pl.Int64),
+            line_number=(pl.col("line_no").cast(pl.Int64) - pl.col("first_line_no") + 1).cast(
+                pl.Int32
+            ),
+            text=pl.col("line"),
+            kind=pl.lit(NOTE_KIND_UNRECOGNISED),
+        )
+    )
+    return rows
+
+
+def empty_notes() -> pl.DataFrame:
+    """A ``notes`` frame with no rows (canonical columns plus the block-local ``hand``)."""
+    empty = pl.from_arrow(NOTES.empty_table())
+    assert isinstance(empty, pl.DataFrame)
+    return empty.with_columns(hand=pl.lit(None, dtype=pl.Int32)).select("hand", *NOTES.names)
+
+
+_SHAPE_NUMBER = re.compile(r"[0-9]+(?:[.,][0-9]+)*")
+
+
+def line_shape(text: str, players: tuple[str, ...] = ()) -> str:
+    """A note's text with digits and player names blanked, to count lines of one form together.
+
+    >>> line_shape("Anna has 15 seconds left", ("Anna",))
+    '<player> has <n> seconds left'
+    """
+    for player in sorted(players, key=len, reverse=True):
+        if player:
+            text = text.replace(player, "<player>")
+    return _SHAPE_NUMBER.sub("<n>", text.strip())
+
+
+def with_other_games(headers: pl.DataFrame, frame: pl.DataFrame) -> pl.DataFrame:
+    """Headers no site pattern understood that still name another game become that game's.
+
+    ``headers`` has ``hand``, ``header_ok``, ``is_o8`` and ``game``; ``frame`` the block's lines
+    (``hand``, ``is_start``, ``line``). Such a hand is counted as skipped, never rejected.
+    """
+    header_lines = frame.filter(pl.col("is_start")).select("hand", _header_line="line")
+    other = other_game_name(pl.col("_header_line"))
+    named = ~pl.col("header_ok") & other.is_not_null()
+    return (
+        headers.join(header_lines, on="hand", how="left")
+        .with_columns(
+            game=pl.when(named).then(other).otherwise(pl.col("game")),
+            is_o8=pl.when(named).then(False).otherwise(pl.col("is_o8")),
+            header_ok=pl.col("header_ok") | named,
+        )
+        .drop("_header_line")
+    )
