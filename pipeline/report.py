@@ -68,6 +68,8 @@ MAX_FINDINGS = 250
 MAX_CURVE_POINTS = 2000
 MAX_HAND_BYTES = 64 << 10
 MAX_LISTED_FILES = 50
+# Notes read to count their shapes: enough for the frequent ones, bounded on a huge archive.
+MAX_SHAPED_NOTES = 200_000
 MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
 # Finding kinds whose expected/recorded are amounts of money (the others hold seats, bet
 # numbers or nothing): docs/audit.md.
@@ -401,6 +403,7 @@ class ReportData:
     stakes: pl.DataFrame
     files: pl.DataFrame
     rejects: pl.DataFrame
+    note_shapes: pl.DataFrame  # shape, lines, example: the most frequent lines kept in notes
     audit: dict[str, Any] | None
     players: list[PlayerSection]
     missing_players: list[str]
@@ -482,6 +485,7 @@ def build_report(
         .sort("len", "reason", descending=[True, False])
         .head(15)
     )
+    note_shapes = _note_shapes(root, hands)
     files = (
         manifest.filter((pl.col("rejected") > 0) | pl.col("error").is_not_null())
         .sort("path")
@@ -527,10 +531,46 @@ def build_report(
         stakes=stakes,
         files=files,
         rejects=rejects,
+        note_shapes=note_shapes,
         audit=audit,
         players=sections,
         missing_players=missing,
         stats_note=stats_note,
+    )
+
+
+def _note_shapes(root: Path, hands: pl.DataFrame, limit: int = 10) -> pl.DataFrame:
+    """The most frequent shapes of the selected hands' notes (digits and player names blanked),
+    with the number of lines and one example each."""
+    from parsers.notes import line_shape
+
+    notes = (
+        _scan(root, "notes", ["site", "hand_id", "text"])
+        .join(hands.lazy().select(HAND_KEY), on=HAND_KEY, how="semi")
+        .head(MAX_SHAPED_NOTES)
+        .collect()
+    )
+    empty = pl.DataFrame(schema={"shape": pl.String, "lines": pl.Int64, "example": pl.String})
+    if notes.height == 0:
+        return empty
+    players = (
+        _scan(root, "seats", ["site", "hand_id", "player"])
+        .join(notes.lazy().select(HAND_KEY).unique(), on=HAND_KEY, how="semi")
+        .group_by(HAND_KEY)
+        .agg("player")
+        .collect()
+    )
+    named = notes.join(players, on=HAND_KEY, how="left")
+    shapes = [
+        line_shape(text[:200], tuple(names or ()))
+        for text, names in zip(named["text"].to_list(), named["player"].to_list(), strict=True)
+    ]
+    return (
+        named.with_columns(shape=pl.Series(shapes, dtype=pl.String))
+        .group_by("shape")
+        .agg(lines=pl.len().cast(pl.Int64), example=pl.col("text").min())
+        .sort("lines", "shape", descending=[True, False])
+        .head(limit)
     )
 
 
@@ -1581,6 +1621,18 @@ def _overview_html(data: ReportData) -> Safe:
                     for reason, count in data.rejects.iter_rows()
                 ),
                 id="rejects",
+            ),
+        ]
+    if data.note_shapes.height:
+        parts += [
+            tag("h3", "Unrecognised lines kept in notes (most frequent shapes)"),
+            _table(
+                [("Shape", False), ("Lines", True), ("Example", False)],
+                (
+                    [shape, _num_cell(_count(lines), lines), tag("td", example, class_="source")]
+                    for shape, lines, example in data.note_shapes.iter_rows()
+                ),
+                id="notes",
             ),
         ]
     if data.files.height:
