@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from collections.abc import Callable
 from typing import Any, ClassVar
 from xml.etree.ElementTree import Element
 
@@ -132,11 +133,16 @@ def _elements(root: Element) -> list[dict[str, Any]]:
     return out
 
 
-def read_boss_hand(header: dict[str, str], elements: list[dict[str, Any]]) -> HandRecord:
+def read_boss_hand(
+    header: dict[str, str],
+    elements: list[dict[str, Any]],
+    card_of: Callable[[str | None], int | None] = boss_card,
+) -> HandRecord:
     """One Boss-schema hand (XML here, JSON at IGT) from its header attributes and children.
 
     ``elements`` are dicts with ``tag`` (``PLAYER``, ``ACTION``, ``SHOWDOWN``), the element's
-    attributes under their Boss names, ``cards`` (LINK ids) and, for the showdown, ``results``.
+    attributes under their Boss names, ``cards`` (LINK ids) and, for the showdown, ``results``;
+    ``card_of`` decodes a LINK id (the schema's two sites number their ranks differently).
     """
     hand_id = (header.get("ID") or "").strip()
     game = (header.get("GAME") or "").strip()
@@ -202,7 +208,7 @@ def read_boss_hand(header: dict[str, str], elements: list[dict[str, Any]]) -> Ha
                     {**row, "kind": "ante", "amount": minor_units(value, scale, "ante")}
                 )
             elif action == "HAND_DEAL":
-                cards = [boss_card(link) for link in element["cards"]]
+                cards = [card_of(link) for link in element["cards"]]
                 if any(code is not None for code in cards) and player is not None:
                     record.sightings.append((player, cards))
                     record.heroes.append(player)
@@ -210,7 +216,7 @@ def read_boss_hand(header: dict[str, str], elements: list[dict[str, Any]]) -> Ha
                 street = BOARD_STREETS.get(value or "", -1)
                 if street < 0:
                     raise HandProblem(f"unrecognised board {(value or '')[:20]!r}")
-                board = [boss_card(link) for link in element["cards"]]
+                board = [card_of(link) for link in element["cards"]]
             elif action in ("ACTION_FOLD", "ACTION_CHECK"):
                 record.actions.append({**row, "kind": action.removeprefix("ACTION_").lower()})
             elif action in ("ACTION_CALL", "ACTION_BET", "ACTION_RAISE"):
@@ -240,7 +246,7 @@ def read_boss_hand(header: dict[str, str], elements: list[dict[str, Any]]) -> Ha
         if not player:
             raise HandProblem("RESULT without a player")
         win = minor_units(result.get("WIN") or "0", scale, "result win")
-        cards = [boss_card(link) for link in result.get("cards", [])]
+        cards = [card_of(link) for link in result.get("cards", [])]
         known = any(code is not None for code in cards)
         if known and None in cards:
             raise HandProblem(f"unreadable card among the shown cards of {player[:40]!r}")

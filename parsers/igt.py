@@ -1,7 +1,10 @@
 """IGT JSON hand histories (the Boss Media schema as JSON), Omaha Hi/Lo.
 
-**Unconfirmed on real Omaha Hi/Lo data**: no IGT export has been seen. site-formats.md ("IGT")
-quotes public samples (``HandHistories.Parser.UnitTests/SampleHandHistories/IGT``) as the Boss
+One real export is in ``../shared/corpus/IGT``: ``{"history": [hand, …]}`` with ``player``,
+``action`` and ``showDown.result`` lists, cards as ``[{"link": "35"}]`` numbered deuce first,
+millisecond dates and street totals with each player's ``bankRoll`` after the action
+(`_as_flat_hand` reads it into the flat shape below). site-formats.md ("IGT") quotes the
+public samples (``HandHistories.Parser.UnitTests/SampleHandHistories/IGT``) as the Boss
 schema in JSON: ``"game":"GAME_OMAHL","gameType":"OMAHAHILO","limit":"Pot Limit"``,
 ``"winType":"WINTYPE_HILO","handExt":"8 7 5 4 2 ","win":"6.57"``, ``"mainpot":"6.57",
 "rake":"0.18"`` (the pot after rake). This parser reads that shape, one hand per line (JSON
@@ -24,10 +27,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from decimal import Decimal
 from typing import Any, ClassVar
 
+import numpy as np
+import polars as pl
+
+from parsers.base import ParseResult
 from parsers.boss import BossParser, read_boss_hand
-from parsers.xml_hands import HandProblem, HandRecord, XmlHandParser
+from parsers.columns import CARD_CODES, RANKS
+from parsers.xml_hands import HandProblem, HandRecord, XmlHandParser, small_number
 from parsers.xml_safe import MAX_DEPTH
 from pipeline.profiles import SiteProfile
 
@@ -37,15 +46,34 @@ SITE = "igt"
 
 
 class IgtParser(XmlHandParser):
-    """Parser for IGT JSON hand histories (unconfirmed on real Omaha Hi/Lo data)."""
+    """Parser for IGT JSON hand histories."""
 
     site: ClassVar[str] = SITE
     # As Boss: one total per player with a half type, the pot after rake, the rake printed.
     profile: ClassVar[SiteProfile] = dataclasses.replace(BossParser.profile, site=SITE)
     start_tag: ClassVar[re.Pattern[str]] = re.compile(r"^[ \t]*\{")
     hand_end: ClassVar[str] = "}"
-    sniff_pattern: ClassVar[re.Pattern[str]] = re.compile(r'(?m)^\s*\{.*"game"\s*:\s*"GAME_[A-Z]+"')
+    sniff_pattern: ClassVar[re.Pattern[str]] = re.compile(
+        r'(?m)^\ufeff?\s*\{.*"game"\s*:\s*"GAME_[A-Z]+"'
+    )
     hand_id_pattern: ClassVar[re.Pattern[str]] = re.compile(r'"id"\s*:\s*"?([0-9A-Za-z-]+)')
+
+    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
+        """Parse a block; a real export's ``{"history": [hand, …]}`` line is read hand by hand."""
+        texts: list[str] = lines.to_list()
+        if not any(_HISTORY.match(text) for text in texts):
+            return super().parse(lines, offsets, source_file)
+        expanded: list[str] = []
+        expanded_offsets: list[int] = []
+        for text, offset in zip(texts, offsets.tolist(), strict=True):
+            for hand in _history_hands(text):
+                expanded.append(hand)
+                expanded_offsets.append(offset)
+        return super().parse(
+            pl.Series("line", expanded, dtype=pl.String),
+            np.array(expanded_offsets, dtype=np.int64),
+            source_file,
+        )
 
     def split_element(self, piece: str) -> tuple[str, str]:
         return piece.strip(), ""  # one JSON object per line
@@ -54,6 +82,12 @@ class IgtParser(XmlHandParser):
         document = _load(text)
         if not isinstance(document, dict):
             raise HandProblem("a hand is not a JSON object")
+        history = _lookup(document, "history")
+        if isinstance(history, list) and len(history) == 1 and len(document) == 1:
+            document = history[0]  # a real export of one hand, read as it stands in the file
+            if not isinstance(document, dict):
+                raise HandProblem("a hand is not a JSON object")
+        document = _as_flat_hand(document)
         header = {
             _boss_name(key): _text(value) or ""
             for key, value in document.items()
@@ -73,7 +107,123 @@ class IgtParser(XmlHandParser):
                     "results": [_attributes(result) for result in _objects(showdown, "results")],
                 }
             )
-        return read_boss_hand(header, elements)
+        return read_boss_hand(header, elements, igt_card)
+
+
+def igt_card(link: str | None) -> int | None:
+    """Card code of an IGT ``link`` id; None for a hidden (``b``) or unreadable card.
+
+    Ranks run from the deuce (``link % 13``: 0 = 2 .. 12 = A), unlike Boss's ace-first ids:
+    in the real export the winner's five ``winCard`` ids 35 48 8 34 19 are described as
+    "two pair, jacks and tens" and the loser's 28 41 51 48 34 as "pair of fours", which only
+    the deuce-first order gives. Suits are Boss's (d, c, h, s by ``link // 13``).
+
+    >>> [igt_card(link) for link in ("0", "12", "51", "b")]
+    [1, 49, 51, None]
+    """
+    number = small_number(link, 2)
+    if number is None or number > 51:
+        return None
+    return CARD_CODES[RANKS[number % 13] + _SUITS[number // 13]]
+
+
+_SUITS = "dchs"
+
+
+_HISTORY = re.compile(r'^\ufeff?\s*\{\s*"history"\s*:')
+
+
+def _history_hands(text: str) -> list[str]:
+    """The hands of a ``{"history": [...]}`` document, one JSON text each; the line itself
+    when it is not such a document (it is then read, or refused, as one hand)."""
+    if not _HISTORY.match(text):
+        return [text]
+    try:
+        document = _load(text.lstrip("\ufeff"))
+    except HandProblem:
+        return [text]
+    hands = document.get("history") if isinstance(document, dict) else None
+    if not isinstance(hands, list) or len(hands) < 2 or len(document) != 1:
+        return [text]
+    # Several hands in one document: each is read on its own, its text re-written compactly
+    # (a rejected one keeps that text, at the document's offset).
+    return [json.dumps(hand, separators=(",", ":")) for hand in hands]
+
+
+def _as_flat_hand(hand: dict[str, Any]) -> dict[str, Any]:
+    """A real export's hand in the flat shape `read_hand` reads.
+
+    Real IGT files (``../shared/corpus/IGT``) write ``player``/``action``/``showDown.result``
+    lists, cards as ``[{"link": "35"}]``, the date in milliseconds, ``stake``, and amounts as
+    the player's street total, each action followed by the player's ``bankRoll``: the chips
+    an action adds are the fall of that bankroll, which holds whichever way a value is meant.
+    """
+    if not any(key in hand for key in ("player", "action", "showDown")):
+        return hand
+    flat: dict[str, Any] = {
+        key: value
+        for key, value in hand.items()
+        if key not in ("player", "action", "showDown", "id", "handId", "date", "stake")
+    }
+    flat["id"] = hand.get("handId") or hand.get("id")
+    flat["stakes"] = hand.get("stake")
+    date = str(hand.get("date") or "")
+    flat["date"] = date[:-3] if len(date) == 13 and date.isdigit() else date  # milliseconds
+    if hand.get("tournamentTable") is False:
+        flat.pop("tableTourneyId", None)  # a cash table's id, not a tournament's
+    players = [_with_links(player) for player in _list_of_objects(hand, "player")]
+    bankroll = {player.get("name"): _decimal(player.get("amount")) for player in players}
+    actions = []
+    for action in _list_of_objects(hand, "action"):
+        action = _with_links(action)
+        name, after = action.get("player"), _decimal(action.get("bankRoll"))
+        before = bankroll.get(name)
+        if after is not None and before is not None and action.get("value") is not None:
+            action["value"] = str(before - after)
+        if after is not None and name in bankroll:
+            bankroll[name] = after
+        action.pop("bankRoll", None)
+        actions.append(action)
+    flat["players"] = players
+    flat["actions"] = actions
+    showdown = hand.get("showDown")
+    if isinstance(showdown, dict):
+        results = [
+            {key: value for key, value in _with_links(result).items() if key != "winCard"}
+            for result in _list_of_objects(showdown, "result")
+        ]
+        flat["showdown"] = {
+            **{key: value for key, value in showdown.items() if key != "result"},
+            "results": results,
+        }
+    return flat
+
+
+def _list_of_objects(document: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    value = document.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise HandProblem(f"{key} is not a list of objects")
+    return value
+
+
+def _with_links(item: dict[str, Any]) -> dict[str, Any]:
+    """``"card": [{"link": "35"}]`` → ``"cards": ["35"]``."""
+    if "card" not in item:
+        return dict(item)
+    links = item["card"]
+    if not isinstance(links, list) or not all(isinstance(link, dict) for link in links):
+        raise HandProblem("card is not a list of objects")
+    cards = [link.get("link") for link in links]
+    return {**{key: value for key, value in item.items() if key != "card"}, "cards": cards}
+
+
+def _decimal(value: Any) -> Decimal | None:
+    if not isinstance(value, str) or not _PLAIN_AMOUNT.match(value):
+        return None
+    return Decimal(value)
+
+
+_PLAIN_AMOUNT = re.compile(r"^[0-9]{1,16}(?:\.[0-9]{1,4})?$")
 
 
 def _load(text: str) -> Any:
