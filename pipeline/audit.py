@@ -19,7 +19,7 @@ import functools
 import os
 from collections.abc import Callable
 from concurrent.futures import Executor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +47,9 @@ from pipeline.profiles import SiteProfile, rake_rule_for, site_profile
 
 __all__ = [
     "DISCREPANCY_SCHEMA",
+    "FINDING_SCHEMA",
+    "SEVERITIES",
+    "SEVERITY",
     "FINDING_KINDS",
     "PAYOUT_SCHEMA",
     "AuditResult",
@@ -57,6 +60,7 @@ __all__ = [
     "audit_unit",
     "plan_units",
     "run_audit",
+    "with_severity",
 ]
 
 FINDING_KINDS = (
@@ -73,9 +77,31 @@ FINDING_KINDS = (
     "action_order",
     "button",
     "hand_description",
+    "payout_lines",
     "unevaluable",
 )
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
+# What a finding costs a person to act on: ``money`` (money per player per pot differs from the
+# rules'), ``rules`` (the game was not played by its rules), ``wording`` (the text says it
+# differently, the money is the same), ``info`` (the audit could not judge: not an error).
+SEVERITIES = ("money", "rules", "wording", "info")
+SEVERITY: dict[str, str] = {
+    "payout": "money",
+    "missing_winner": "money",
+    "unexpected_winner": "money",
+    "odd_chip": "money",
+    "rake": "money",
+    "chip_conservation": "money",
+    "bet_size": "rules",
+    "raise_cap": "rules",
+    "pot_limit": "rules",
+    "blinds": "rules",
+    "action_order": "rules",
+    "button": "rules",
+    "hand_description": "wording",
+    "payout_lines": "wording",
+    "unevaluable": "info",
+}
 
 PAYOUT_SCHEMA = {
     "site": pl.String,
@@ -86,7 +112,8 @@ PAYOUT_SCHEMA = {
     "player": pl.String,
     "amount": pl.Int64,
 }
-DISCREPANCY_SCHEMA = {
+# The columns each check produces; `with_severity` adds the severity of every kind.
+FINDING_SCHEMA = {
     "site": pl.String,
     "hand_id": pl.String,
     "player": pl.String,
@@ -95,6 +122,23 @@ DISCREPANCY_SCHEMA = {
     "recorded": pl.Int64,
     "detail": pl.String,
 }
+DISCREPANCY_SCHEMA = {
+    "site": pl.String,
+    "hand_id": pl.String,
+    "player": pl.String,
+    "kind": pl.String,
+    "severity": pl.String,
+    "expected": pl.Int64,
+    "recorded": pl.Int64,
+    "detail": pl.String,
+}
+
+
+def with_severity(findings: pl.DataFrame) -> pl.DataFrame:
+    """Findings of `FINDING_SCHEMA` in `DISCREPANCY_SCHEMA`: each kind's severity added."""
+    return findings.with_columns(
+        severity=pl.col("kind").replace_strict(SEVERITY, default="rules", return_dtype=pl.String)
+    ).select(list(DISCREPANCY_SCHEMA))
 HAND_KEY = ["site", "hand_id"]
 
 
@@ -242,7 +286,7 @@ def _audit(
     if hands.height == 0:
         return AuditResult(
             payouts=pl.DataFrame(schema=PAYOUT_SCHEMA),
-            discrepancies=_empty_findings(),
+            discrepancies=with_severity(_empty_findings()),
             hands=0,
             unevaluable=0,
         )
@@ -299,10 +343,12 @@ def _audit(
         _button_findings(hands, seats) if check_button else _empty_findings(),
         keyed_betting_findings(hands, seats, actions, kind_code, matched),
     ]
-    discrepancies = pl.concat(
-        [frame.select(list(DISCREPANCY_SCHEMA)).cast(DISCREPANCY_SCHEMA) for frame in findings],
-        how="vertical",
-    ).sort(["site", "hand_id", "kind", "player"], nulls_last=True)
+    discrepancies = with_severity(
+        pl.concat(
+            [frame.select(list(FINDING_SCHEMA)).cast(FINDING_SCHEMA) for frame in findings],
+            how="vertical",
+        ).sort(["site", "hand_id", "kind", "player"], nulls_last=True)
+    )
     return AuditResult(
         payouts=payouts.select(list(PAYOUT_SCHEMA)).cast(PAYOUT_SCHEMA),
         discrepancies=discrepancies,
@@ -361,7 +407,7 @@ def _unevaluable_rows(pots: PotTable, readable: np.ndarray, boards: np.ndarray) 
 
 
 def _empty_findings() -> pl.DataFrame:
-    return pl.DataFrame(schema=DISCREPANCY_SCHEMA)
+    return pl.DataFrame(schema=FINDING_SCHEMA)
 
 
 def _hand_columns(hands: pl.DataFrame) -> list[pl.Expr]:
@@ -468,7 +514,7 @@ def _compare(
         .when(pl.col("expected") != pl.col("recorded"))
         .then(pl.lit("payout"))
         .when(pl.col("lines_checked") & ~same_shape)
-        .then(pl.lit("payout"))
+        .then(pl.lit("payout_lines"))
         .when(pl.col("lines_checked") & (pl.col("expected_count") > 2))
         .then(pl.lit("compare lines"))
     )
@@ -480,7 +526,7 @@ def _compare(
             kind=pl.when(pl.col("kind") != "compare lines")
             .then(pl.col("kind"))
             .when(pl.col("expected_lines") != pl.col("recorded_lines"))
-            .then(pl.lit("payout"))
+            .then(pl.lit("payout_lines"))
         )
         .filter(pl.col("kind").is_not_null())
     )
@@ -843,7 +889,7 @@ def _button_findings(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
 def _button_result(connection: object, *, first_copies: bool = True) -> pl.DataFrame:
     query = _BUTTON_SQL.format(first_copy=_FIRST_COPY if first_copies else "")
     found = connection.sql(query).pl()  # type: ignore[attr-defined]
-    return found.cast(DISCREPANCY_SCHEMA) if found.height else _empty_findings()
+    return found.cast(FINDING_SCHEMA) if found.height else _empty_findings()
 
 
 def _dataset_button_findings(
@@ -890,6 +936,16 @@ class AuditSummary:
     findings_by_kind: dict[str, int]
     examples: dict[str, list[str]]
     output: str
+    # Money the money findings put in question: Σ |recorded − expected| per currency (minor
+    # units, with the currency's minor units per unit), for the summary line.
+    money_affected: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    def findings_by_severity(self) -> dict[str, int]:
+        """Findings per severity, in `SEVERITIES` order (money first)."""
+        counts = {severity: 0 for severity in SEVERITIES}
+        for kind, count in self.findings_by_kind.items():
+            counts[SEVERITY.get(kind, "rules")] += count
+        return counts
 
 
 @dataclass(frozen=True)
@@ -926,6 +982,7 @@ class UnitSummary:
     findings_by_kind: dict[str, int]
     examples: dict[str, list[tuple[str, str]]]  # kind → first (site, hand_id), in key order
     written: list[str]  # paths relative to the dataset's audit folder
+    money_affected: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
 UNIT_HANDS = 20_000  # hands per unit: bounds a task's memory (2 workers + driver < 1 GiB)
@@ -956,7 +1013,30 @@ def audit_unit(root: str, unit: AuditUnit, rake_schedule: str) -> UnitSummary:
         findings_by_kind=dict(result.discrepancies.group_by("kind").len().iter_rows()),
         examples=_examples(result.discrepancies),
         written=written,
+        money_affected=_money_affected(result.discrepancies, tables["hands"]),
     )
+
+
+def _money_affected(discrepancies: pl.DataFrame, hands: pl.DataFrame) -> dict[tuple[str, int], int]:
+    """Σ |recorded − expected| of the money findings, per (currency, minor units per unit).
+
+    Chip conservation restates the same chips as the payout findings of its hand, so it is
+    left out of the sum.
+    """
+    money = discrepancies.filter(
+        (pl.col("severity") == "money") & (pl.col("kind") != "chip_conservation")
+    )
+    if money.height == 0:
+        return {}
+    currencies = hands.select(*HAND_KEY, "currency", "money_scale").unique(HAND_KEY)
+    totals = (
+        money.join(currencies, on=HAND_KEY, how="left")
+        .group_by(pl.col("currency").fill_null("?"), pl.col("money_scale").fill_null(1))
+        .agg(amount=(pl.col("recorded") - pl.col("expected")).abs().sum())
+    )
+    return {
+        (str(currency), int(scale)): int(amount) for currency, scale, amount in totals.iter_rows()
+    }
 
 
 # The columns of the hands, seats and showdowns that the checks read: a unit reads only these
@@ -964,8 +1044,8 @@ def audit_unit(root: str, unit: AuditUnit, rake_schedule: str) -> UnitSummary:
 # reading another column must add it here.
 _UNIT_COLUMNS = {
     "hands": [
-        "site", "hand_id", "tournament_id", "table_name", "limit_type", "money_scale",
-        "small_blind", "big_blind", "small_bet", "big_bet", "button_seat", "started_at",
+        "site", "hand_id", "tournament_id", "table_name", "limit_type", "currency",
+        "money_scale", "small_blind", "big_blind", "small_bet", "big_bet", "button_seat", "started_at",
         "board", "board2", "total_pot", "rake", "players_dealt",
     ],
     "seats": ["site", "hand_id", "seat", "player", "stack_start", "hole_cards"],
@@ -1189,7 +1269,7 @@ def run_audit(
             for future in futures:
                 future.cancel()
             raise
-    button = _dataset_button_findings(root, hand_parts, seat_parts, repeated)
+    button = with_severity(_dataset_button_findings(root, hand_parts, seat_parts, repeated))
     written = {path for summary in summaries for path in summary.written}
     for (site,), part in button.partition_by("site", as_dict=True).items():
         unit = AuditUnit(str(site), ("button",))
@@ -1210,7 +1290,16 @@ def run_audit(
         findings_by_kind=dict(sorted(counts.items())),
         examples=_merged_examples([summary.examples for summary in summaries], button),
         output=str(output),
+        money_affected=_summed([summary.money_affected for summary in summaries]),
     )
+
+
+def _summed(per_unit: list[dict[tuple[str, int], int]]) -> dict[tuple[str, int], int]:
+    total: dict[tuple[str, int], int] = {}
+    for amounts in per_unit:
+        for key, amount in amounts.items():
+            total[key] = total.get(key, 0) + amount
+    return dict(sorted(total.items()))
 
 
 def _merged_examples(

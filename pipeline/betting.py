@@ -151,7 +151,7 @@ def betting_findings(
     Returns
     -------
     pl.DataFrame
-        Rows in ``pipeline.audit.DISCREPANCY_SCHEMA`` of kinds `BETTING_KINDS`. ``expected``
+        Rows in ``pipeline.audit.FINDING_SCHEMA`` of kinds `BETTING_KINDS`. ``expected``
         and ``recorded`` are amounts in the hand's minor unit, except for ``raise_cap`` (the
         cap and the bet number) and ``action_order`` (the seat whose turn it was and the seat
         that acted).
@@ -181,7 +181,7 @@ def keyed_betting_findings(
     """
     # Imported here: pipeline.audit calls this function, so a module-level import would be
     # circular.
-    from pipeline.audit import DISCREPANCY_SCHEMA
+    from pipeline.audit import FINDING_SCHEMA
 
     rules = _hand_rules(hands)
     players = _participants(seats, matched, hands.height)
@@ -194,7 +194,7 @@ def keyed_betting_findings(
         _order_findings(marks),
     ]
     return pl.concat(
-        [frame.select(list(DISCREPANCY_SCHEMA)).cast(DISCREPANCY_SCHEMA) for frame in findings],
+        [frame.select(list(FINDING_SCHEMA)).cast(FINDING_SCHEMA) for frame in findings],
         how="vertical",
     ).sort(["site", "hand_id", "kind", "player"], nulls_last=True)
 

@@ -54,6 +54,9 @@ RakeSchedule = Annotated[
         "(archives made by hilo generate).",
     ),
 ]
+FailOn = str
+# The severities each --fail-on threshold exits on ("info", such as unevaluable pots, never).
+FAIL_ON = {"money": ("money",), "rules": ("money", "rules"), "any": ("money", "rules", "wording")}
 BlockMegabytes = Annotated[
     int | None,
     typer.Option("--block-mb", min=1, hidden=True, help="Bytes parsed at a time, in MiB."),
@@ -146,11 +149,17 @@ def ingest_stage(context: RunContext) -> None:
 @app.command()
 def audit(
     dataset: Annotated[Path, typer.Argument(help="The dataset folder.", show_default=False)],
+    fail_on: Annotated[
+        FailOn,
+        typer.Option(
+            "--fail-on",
+            help="Exit with status 1 when there are findings of this severity: money, rules"
+            " (money or rules) or any (money, rules or wording).",
+        ),
+    ] = "money",
     fail_on_findings: Annotated[
         bool,
-        typer.Option(
-            "--fail-on-findings", help="Exit with status 1 when anything is found (for jobs)."
-        ),
+        typer.Option("--fail-on-findings", help="The same as --fail-on any."),
     ] = False,
     rake_schedule: RakeSchedule = "auto",
     workers: Workers = None,
@@ -159,11 +168,14 @@ def audit(
     """Recompute every pot and payout and check the rules; write DATASET/audit/."""
     if not (dataset / "files").is_dir():
         _fail(f"not a hilo dataset (no files manifest): {dataset}")
+    if fail_on not in FAIL_ON:
+        _fail(f"unknown --fail-on {fail_on!r}: use money, rules or any")
     try:
-        findings = _run_audit(dataset, rake_schedule, workers, scheduler)
+        by_severity = _run_audit(dataset, rake_schedule, workers, scheduler)
     except OSError as error:  # a full disk, say: the previous audit outputs stay
         _fail(f"cannot write the audit to {dataset}: {error.strerror or error}")
-    if fail_on_findings and findings:
+    threshold = "any" if fail_on_findings else fail_on
+    if any(by_severity.get(severity, 0) for severity in FAIL_ON[threshold]):
         raise typer.Exit(1)
 
 
@@ -174,7 +186,7 @@ def audit_stage(context: RunContext) -> None:
 
 def _run_audit(
     dataset: Path, rake_schedule: str, workers: int | None = None, scheduler: str | None = None
-) -> int:
+) -> dict[str, int]:
     from pipeline.audit import run_audit
     from pipeline.executor import make_executor
 
@@ -183,16 +195,35 @@ def _run_audit(
     with make_executor(scheduler, workers) as executor:
         # Absolute: the tasks may run in another working directory (a Dask worker).
         summary = run_audit(dataset.absolute(), rake_schedule, executor=executor)
+    from pipeline.audit import SEVERITY, SEVERITIES
+    from pipeline.report import format_money
+
     total = sum(summary.findings_by_kind.values())
+    by_severity = summary.findings_by_severity()
     typer.echo(
         f"audited {summary.hands} hands · payouts {summary.payouts} · findings {total}"
         f" · unevaluable {summary.unevaluable}"
     )
-    for kind, count in summary.findings_by_kind.items():
-        examples = ", ".join(summary.examples.get(kind, []))
-        typer.echo(f"  {kind:<18} {count:>7}   e.g. hands {examples}")
+    for severity in SEVERITIES:
+        kinds = {
+            kind: count
+            for kind, count in summary.findings_by_kind.items()
+            if SEVERITY.get(kind, "rules") == severity
+        }
+        if not kinds:
+            continue
+        affected = ""
+        if severity == "money" and summary.money_affected:
+            affected = "   money affected " + ", ".join(
+                format_money(amount, currency, scale)
+                for (currency, scale), amount in summary.money_affected.items()
+            )
+        typer.echo(f"{severity:<20} {by_severity[severity]:>7}{affected}")
+        for kind, count in kinds.items():
+            examples = ", ".join(summary.examples.get(kind, []))
+            typer.echo(f"  {kind:<18} {count:>7}   e.g. hands {examples}")
     typer.echo(f"audit: {summary.output}")
-    return total
+    return by_severity
 
 
 @app.command()

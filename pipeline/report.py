@@ -1776,10 +1776,12 @@ def _audit_html(data: ReportData) -> Safe:
     counts: dict[tuple[str, str], int] = {
         (kind, site): count for kind, _, site, count in audit["by_kind_site"].iter_rows()
     }
+    from pipeline.audit import SEVERITY
+
     kind_rows = []
     for kind, _, findings, hands in audit["by_kind"].iter_rows():
         kind_rows.append(
-            [tag("td", tag("span", kind, class_="kind"))]
+            [tag("td", tag("span", kind, class_="kind")), SEVERITY.get(kind, "rules")]
             + [
                 _num_cell(_count(counts.get((kind, site), 0)), counts.get((kind, site), 0))
                 for site in sites
@@ -1787,7 +1789,13 @@ def _audit_html(data: ReportData) -> Safe:
             + [_num_cell(_count(findings), findings), _num_cell(_count(hands), hands)]
         )
     by_kind = _table(
-        [("Kind", False), *[(site, True) for site in sites], ("Findings", True), ("Hands", True)],
+        [
+            ("Kind", False),
+            ("Severity", False),
+            *[(site, True) for site in sites],
+            ("Findings", True),
+            ("Hands", True),
+        ],
         kind_rows,
         id="findings-by-kind",
     )

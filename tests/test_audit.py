@@ -114,8 +114,8 @@ def test_high_half_paid_to_the_second_best_hand() -> None:
 
 @needs_corpus
 def test_scoop_with_a_qualifying_low_printed_as_one_line() -> None:
-    # #35875159084: Hero scoops with a low: PokerStars prints 233 + 232. One 465 line hides the
-    # hi/lo split (the "no split although a low qualifies" fault).
+    # #35875159084: Hero scoops with a low: PokerStars prints 233 + 232. One 465 line is the
+    # same money to the same player in other lines: wording, not a money finding (issue 17).
     hand = corpus_hand(CASH, "35875159084")
     faulted = hand.replace(
         "Hero collected $2.33 from pot\nHero collected $2.32 from pot",
@@ -123,7 +123,8 @@ def test_scoop_with_a_qualifying_low_printed_as_one_line() -> None:
     )
     assert "Hero collected $4.65" in faulted
     finding = single(audit_texts(faulted))
-    assert finding["kind"] == "payout" and "expected 232 + 233, recorded 465" in finding["detail"]
+    assert (finding["kind"], finding["severity"]) == ("payout_lines", "wording")
+    assert "expected 232 + 233, recorded 465" in finding["detail"]
 
 
 @needs_corpus
@@ -167,3 +168,38 @@ def test_unshown_cards_in_a_contested_pot_are_not_guessed() -> None:
     hidden = hidden.replace("showed [7c 6s 7h As] and won ($0.10) with HI: a pair of Sevens; LO: 6,5,4,2,A", "collected ($0.10)")
     finding = single(audit_texts(hidden))
     assert finding["kind"] == "unevaluable"
+
+
+@needs_corpus
+def test_fail_on_thresholds_and_the_summary_by_severity(tmp_path: Path) -> None:
+    """A wording finding fails ``--fail-on any`` (and its alias) but not the default
+    ``--fail-on money``; a money finding fails every threshold and shows the money affected."""
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    hand = corpus_hand(CASH, "35875159084")
+    lines = hand.replace(
+        "Hero collected $2.33 from pot\nHero collected $2.32 from pot",
+        "Hero collected $4.65 from pot",
+    )
+    money = hand.replace("Hero collected $2.32 from pot", "Hero collected $2.30 from pot")
+    codes = {}
+    for name, text in (("lines", lines), ("money", money)):
+        source = tmp_path / f"{name}.txt"
+        source.write_text(text)
+        dataset = tmp_path / name
+        assert CliRunner().invoke(app, ["ingest", str(source), "--out", str(dataset)]).exit_code == 0
+        runs = {
+            option: CliRunner().invoke(app, ["audit", str(dataset), *option])
+            for option in ((), ("--fail-on", "rules"), ("--fail-on", "any"), ("--fail-on-findings",))
+        }
+        codes[name] = [run.exit_code for run in runs.values()]
+        output = runs[()].stdout
+        if name == "lines":
+            assert "\nwording                    1\n  payout_lines             1" in output
+        else:
+            assert "\nmoney" in output and "money affected 0.02 USD" in output
+    assert codes == {"lines": [0, 0, 1, 1], "money": [1, 1, 1, 1]}
+    bad = CliRunner().invoke(app, ["audit", str(tmp_path / "money"), "--fail-on", "everything"])
+    assert bad.exit_code == 2 and "unknown --fail-on" in bad.output
