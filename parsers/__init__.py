@@ -7,6 +7,7 @@ from parsers.base import ParseResult, SiteParser
 from parsers.boss import BossParser
 from parsers.bovada import BovadaParser
 from parsers.cake import CakeParser
+from parsers.entraction import EntractionParser
 from parsers.everleaf import EverleafParser
 from parsers.fulltilt import FullTiltParser
 from parsers.ggpoker import GGPokerParser
@@ -46,6 +47,7 @@ PARSERS: tuple[SiteParser, ...] = (
     KingsClubParser(),
     CakeParser(),
     AbsoluteParser(),
+    EntractionParser(),
     PhhParser(),
     # Structured formats (XML, JSON): each sniffs its own hand element, so their order is free.
     MergeParser(),
