@@ -735,7 +735,9 @@ def _description_findings(
     """The printed HI/LO text must name the hand the cards make (per board).
 
     PokerStars adds kickers (``three of a kind, Jacks - Ace+Queen kicker``) only as far as
-    needed to tell two shown hands apart, so printed kickers must be a prefix of the real ones.
+    needed to tell two shown hands apart, so printed kickers must be a prefix of the real ones;
+    a later hand of the same rank that loses gets `` - lower kicker``, right only when another
+    shown hand of that rank on the board is higher (real-site-evidence.md, "Kicker notes").
     """
     checked_sites = [
         site
@@ -761,6 +763,9 @@ def _description_findings(
     plain, with_kickers, lows = _description_tables()
     shown = shown.with_columns(
         base=plain.gather(shown["high_value"]), wanted_low=lows.gather(shown["low_value"])
+    ).with_columns(
+        # The best shown hand of the same rank on this board: "- lower kicker" needs one above.
+        best_same_rank=pl.col("high_value").max().over("hand_row", "board_index", "base")
     )
     printed = pl.col("high_desc")
     low_ok = (pl.col("low_desc").fill_null("") == pl.col("wanted_low").fill_null(""))
@@ -779,6 +784,10 @@ def _description_findings(
             printed.str.starts_with(pl.col("base") + " - ")
             & (pl.col("full") != pl.col("base"))
             & full_kickers.str.starts_with(printed_kickers)
+        )
+        | (
+            (printed == pl.col("base") + " - lower kicker")
+            & (pl.col("best_same_rank") > pl.col("high_value"))
         )
     )
     high_problem = pl.when(~high_ok).then(

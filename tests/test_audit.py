@@ -203,3 +203,40 @@ def test_fail_on_thresholds_and_the_summary_by_severity(tmp_path: Path) -> None:
     assert codes == {"lines": [0, 0, 1, 1], "money": [1, 1, 1, 1]}
     bad = CliRunner().invoke(app, ["audit", str(tmp_path / "money"), "--fail-on", "everything"])
     assert bad.exit_code == 2 and "unknown --fail-on" in bad.output
+
+
+def _kicker_hand(gamma_note: str, beta_note: str) -> str:
+    from tests.parsers.test_real_forms import HOME_GAME
+
+    return (
+        HOME_GAME.replace("[2c 3d 4h]", "[Kd 9s 9h]")
+        .replace("[2c 3d 4h] [Kd]", "[Kd 9s 9h] [3d]")
+        .replace("[2c 3d 4h Kd] [9s]", "[Kd 9s 9h 3d] [2c]")
+        .replace("Board [2c 3d 4h Kd 9s]", "Board [Kd 9s 9h 3d 2c]")
+        .replace("[Kc 9c Qh Jh] (HI: two pair, Kings and Nines)", f"[Kc Ac 7h 8h] (HI: {gamma_note})")
+        .replace("[Kc 9c Qh Jh]", "[Kc Ac 7h 8h]")
+        .replace("beta: shows [Qs]", f"beta: shows [Ks Qc Jd Td] (HI: {beta_note})")
+        .replace("showed [Qs]", "showed [Ks Qc Jd Td]")
+    )
+
+
+def test_lower_kicker_note_is_accepted_and_a_contradicting_one_is_not() -> None:
+    # Both make two pair, kings and nines; gamma's ace kicker beats beta's queen (shown second).
+    right = _kicker_hand(
+        "two pair, Kings and Nines", "two pair, Kings and Nines - lower kicker"
+    )
+    assert audit_texts(right).filter(pl.col("kind") != "button").height == 0
+    named = _kicker_hand(
+        "two pair, Kings and Nines - Ace kicker", "two pair, Kings and Nines - lower kicker"
+    )
+    assert audit_texts(named).height == 0
+    # gamma's hand is the higher one: "lower kicker" on it contradicts the cards.
+    wrong = _kicker_hand(
+        "two pair, Kings and Nines - lower kicker", "two pair, Kings and Nines"
+    )
+    finding = single(audit_texts(wrong))
+    assert (finding["kind"], finding["player"], finding["severity"]) == (
+        "hand_description",
+        "gamma",
+        "wording",
+    )
