@@ -78,6 +78,7 @@ FINDING_KINDS = (
     "button",
     "hand_description",
     "payout_lines",
+    "uncalled_unprinted",
     "unevaluable",
 )
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
@@ -100,6 +101,7 @@ SEVERITY: dict[str, str] = {
     "button": "rules",
     "hand_description": "wording",
     "payout_lines": "wording",
+    "uncalled_unprinted": "wording",
     "unevaluable": "info",
 }
 
@@ -181,22 +183,22 @@ def _contenders(
         mucked=pl.Series(matched.mucked),
         showed=pl.Series(matched.showed),
     )
-    return _return_silent_uncalled(players, hands)
+    return players
 
 
-def _return_silent_uncalled(players: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
-    """Give back the unmatched part of the largest contribution where the site does not print it.
+def _return_unmatched(
+    players: pl.DataFrame, hands: pl.DataFrame, collections: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Give the unmatched part of the largest contribution back to its owner before pots are
+    built; return the players and an ``uncalled_unprinted`` finding per return not printed.
 
-    Some sites (site-formats.md §1.3: 888, Everleaf, Party cash) hand an uncalled bet back
-    without a word; the chips were never in the pot. Where returns are printed this changes
-    nothing, since the largest contribution is then already matched.
+    Chips nobody matched were never in the pot, printed or not. Some sites (site-formats.md
+    §1.3: 888, Everleaf, OnGame, KingsClub) never print the return: it is given back without a
+    finding. Elsewhere the excess is given back when the site's own payments say it was (the
+    collected amounts and the printed rake add up to the chips put in less the excess: a
+    return line the site left out, a wording finding), and kept where the site paid it as a
+    won pot (PartyPoker, Merge, Winamax) or where no printed rake lets the two be told apart.
     """
-    silent_sites = [
-        site for site in hands["site"].unique().to_list() if not _profile(site).uncalled_printed
-    ]
-    if not silent_sites:
-        return players
-    silent = _per_hand(hands["site"].is_in(silent_sites), "silent")
     ranked = players.with_columns(
         largest=pl.col("put_in").max().over("hand_row"),
         largest_count=(pl.col("put_in") == pl.col("put_in").max()).sum().over("hand_row"),
@@ -206,14 +208,46 @@ def _return_silent_uncalled(players: pl.DataFrame, hands: pl.DataFrame) -> pl.Da
         .over("hand_row")
         .fill_null(0),
     )
-    unmatched = (
-        silent
-        & (pl.col("put_in") == pl.col("largest"))
+    silent_sites = [
+        site for site in hands["site"].unique().to_list() if not _profile(site).uncalled_printed
+    ]
+    collected = np.zeros(hands.height, dtype=np.int64)
+    np.add.at(collected, collections["hand_row"].to_numpy(), collections["amount"].to_numpy())
+    put_in = np.zeros(hands.height, dtype=np.int64)
+    np.add.at(put_in, players["hand_row"].to_numpy(), players["put_in"].to_numpy())
+    paid = collected + hands["rake"].fill_null(0).to_numpy()
+    silent = hands["site"].is_in(silent_sites).to_numpy()
+    top = (
+        (pl.col("put_in") == pl.col("largest"))
         & (pl.col("largest_count") == 1)
+        & (pl.col("second") < pl.col("largest"))
     )
-    return ranked.with_columns(
-        put_in=pl.when(unmatched).then(pl.col("second")).otherwise(pl.col("put_in"))
+    excess = pl.col("largest") - pl.col("second")
+    paid_without_it = _per_hand(pl.Series(paid), "paid") == _per_hand(
+        pl.Series(put_in), "put_total"
+    ) - excess
+    rake_printed = _per_hand(hands["rake"].is_not_null(), "rake_known")
+    unprinted = top & ~_per_hand(silent, "silent") & rake_printed & paid_without_it
+    returned = top & (_per_hand(silent, "silent") | unprinted)
+    marked = ranked.with_columns(unprinted=unprinted, excess=excess)
+    findings = (
+        marked.filter(pl.col("unprinted"))
+        .with_columns(*_hand_columns(hands))
+        .select(
+            *HAND_KEY,
+            "player",
+            kind=pl.lit("uncalled_unprinted"),
+            expected=pl.col("excess"),
+            recorded=pl.lit(0, dtype=pl.Int64),
+            detail=pl.lit("unmatched ")
+            + pl.col("excess").cast(pl.String)
+            + pl.lit(" went back to its owner without a return line"),
+        )
+    )
+    players = ranked.with_columns(
+        put_in=pl.when(returned).then(pl.col("second")).otherwise(pl.col("put_in"))
     ).drop("largest", "largest_count", "second")
+    return players, findings
 
 
 def _strengths(
@@ -298,7 +332,9 @@ def _audit(
     hand_start = hand_offsets(seats["hand_row"].to_numpy(), hands.height)
     kind_code = action_kind_codes(actions)
     matched = match_actions(actions, kind_code, hand_start, seats)
-    players = _contenders(hands, seats, matched)
+    players, unprinted_returns = _return_unmatched(
+        _contenders(hands, seats, matched), hands, collections
+    )
     # A player who went all-in and then mucked gave up the pots but still set their level.
     pots = build_pots(
         hand_start,
@@ -336,6 +372,7 @@ def _audit(
 
     findings = [
         _unevaluable_findings(hands, unevaluable_hands),
+        unprinted_returns,
         _compare(payouts, collections, hands, unevaluable_hands),
         _conservation_findings(hands, players, collections),
         _rake_findings(hands, rake_schedule),

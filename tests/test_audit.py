@@ -240,3 +240,27 @@ def test_lower_kicker_note_is_accepted_and_a_contradicting_one_is_not() -> None:
         "gamma",
         "wording",
     )
+
+
+def test_an_unmatched_bet_returned_without_a_line_is_wording_not_money() -> None:
+    from tests.parsers.test_real_forms import HOME_GAME
+
+    river = HOME_GAME[HOME_GAME.index("*** RIVER ***") : HOME_GAME.index("*** SUMMARY ***")]
+    silent = (
+        HOME_GAME.replace(
+            river,
+            "*** RIVER *** [2c 3d 4h Kd] [9s]\nbeta: checks\ngamma: bets 60\nbeta: folds\n"
+            "gamma collected 660 from pot\n",
+        )
+        .replace("Total pot 780", "Total pot 660")
+        .replace("Seat 2: beta (small blind) showed [Qs] and lost", "Seat 2: beta (small blind) folded on the River")
+        .replace("showed [Kc 9c Qh Jh] and won (780)", "collected (660)")
+    )
+    findings = audit_texts(silent)
+    assert findings.select("kind", "player", "severity", "expected", "recorded").rows() == [
+        ("uncalled_unprinted", "gamma", "wording", 60, 0)
+    ]
+    printed = silent.replace(
+        "beta: folds\n", "beta: folds\nUncalled bet (60) returned to gamma\n"
+    )
+    assert audit_texts(printed).height == 0
