@@ -6,7 +6,9 @@ output does not depend on how many processes run them). A job plays table sessio
 the hero goes broke, tournaments one after another — and writes each session as one file with the
 site's writer (`pipeline.generate.sites`: PokerStars, GGPoker, Full Tilt, PartyPoker, Winamax). Ground truth goes to ``OUT/truth/*.parquet``
 (`pipeline.generate.truth`); a share of hands can be deliberately mis-recorded
-(`pipeline.generate.faults`, ``docs/faults.md``). Same seed, same bytes.
+(`pipeline.generate.faults`, ``docs/faults.md``). Same seed, same bytes. Where an archive's
+hand ids, tournament ids and times start is drawn from its seed (`archive_origin`), so archives
+of different seeds can share one dataset.
 
 Layout of ``OUT``::
 
@@ -18,6 +20,7 @@ Layout of ``OUT``::
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
 import random
@@ -39,8 +42,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LIMIT_CHOICES",
+    "ArchiveOrigin",
     "GenerateSummary",
     "Job",
+    "archive_origin",
     "generate",
     "generate_command",
     "plan_jobs",
@@ -50,13 +55,28 @@ __all__ = [
 LIMIT_CHOICES = ("FL", "PL", "NL", "mix")
 # Weights of the limits when mixing: Omaha Hi/Lo is mostly played fixed and pot limit.
 MIX_WEIGHTS = {"FL": 0.4, "PL": 0.4, "NL": 0.2}
-FIRST_HAND_ID = 60_000_000_000
-HAND_IDS_PER_JOB = 100_000_000
-FIRST_TOURNAMENT_ID = 450_000_000
+# Archives of different seeds can share one dataset: where an archive starts is drawn from its
+# seed (`ArchiveOrigin`). Hand ids: an archive's first job starts at a base anywhere from 12 to
+# 18 digits, job i at base + i × HAND_IDS_PER_JOB, so the jobs of one archive never share an id
+# and two archives almost never overlap (two archives of a million hands each span ~10^10 ids:
+# they overlap with a chance of ~10^-8). PokerStars prints hand numbers as plain decimals;
+# every id stays far below 2^63.
+HAND_ID_FLOOR = 10**11
+HAND_ID_CEILING = 10**18
+# Ids advance 200 to 3,000 per hand and per session: a job of MAX_JOB_HANDS hands uses at most
+# 3.6 million of them.
+HAND_IDS_PER_JOB = 10_000_000
+HAND_ID_STEP = 3000
+# Tournament ids the same way (job i: SESSIONS_PER_JOB ids from base + i × SESSIONS_PER_JOB),
+# and the start of the archive's sessions within EPOCH_SPREAD_MINUTES: the same table names at
+# different times are different tables to the audit's button check.
+TOURNAMENT_ID_FLOOR = 10**8
+TOURNAMENT_ID_CEILING = 10**12
 SESSIONS_PER_JOB = 1000
 EPOCH = datetime(2011, 4, 1, 9, 0, 0)  # ET; every session stays inside 2011's summer time
 EPOCH_SPREAD_MINUTES = 150 * 24 * 60
 MAX_JOB_HANDS = 1200  # ~1.5 MB of text: files stay a few MB at most
+assert MAX_JOB_HANDS * HAND_ID_STEP < HAND_IDS_PER_JOB
 PARALLEL_MINIMUM_HANDS = 4000
 
 
@@ -71,6 +91,18 @@ class Job:
     is_tournament: bool
     fault_rate: float
     site: str = "pokerstars"
+    first_hand_id: int = HAND_ID_FLOOR  # the job's range: HAND_IDS_PER_JOB ids from here
+    first_tournament_id: int = TOURNAMENT_ID_FLOOR  # SESSIONS_PER_JOB ids from here
+    started_at: datetime = EPOCH  # the first session's first hand
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveOrigin:
+    """Where the archive made with a seed starts: drawn from the seed alone (`archive_origin`)."""
+
+    first_hand_id: int
+    first_tournament_id: int
+    start_minutes: int  # after EPOCH, modulo EPOCH_SPREAD_MINUTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +149,9 @@ def plan_jobs(
 
     Jobs are shorter for small runs so that a few hundred hands still cover several tables.
     The first jobs go through every allowed (limit, cash/tournament) combination in a shuffled
-    order, so even a small sample has each kind; later ones are drawn at random.
+    order, so even a small sample has each kind; later ones are drawn at random. Each job gets
+    its own range of hand and tournament ids after the seed's bases, and a start time
+    (`archive_origin`).
     """
     master = random.Random(seed)
     longest = min(max(hands // 6, 40), MAX_JOB_HANDS)
@@ -147,7 +181,37 @@ def plan_jobs(
             )
         )
         remaining -= size
-    return jobs
+    origin = archive_origin(seed)
+    last = origin.first_hand_id + len(jobs) * HAND_IDS_PER_JOB
+    assert last < 2**63, "hand ids beyond int64"
+    return [
+        dataclasses.replace(
+            job,
+            first_hand_id=origin.first_hand_id + job.index * HAND_IDS_PER_JOB,
+            first_tournament_id=origin.first_tournament_id + job.index * SESSIONS_PER_JOB,
+            started_at=EPOCH
+            + timedelta(
+                minutes=(origin.start_minutes + job.index * 7919) % EPOCH_SPREAD_MINUTES
+            ),
+        )
+        for job in jobs
+    ]
+
+
+def archive_origin(seed: int) -> ArchiveOrigin:
+    """The first hand id, first tournament id and start time of the archive made with
+    ``seed``, drawn from the seed alone (with a generator of their own: the rest of the plan
+    does not depend on them), uniformly in their ranges.
+
+    >>> archive_origin(1) == archive_origin(1) != archive_origin(2)
+    True
+    """
+    rng = random.Random(f"hilo generate: archive origin of seed {seed}")
+    return ArchiveOrigin(
+        first_hand_id=rng.randrange(HAND_ID_FLOOR, HAND_ID_CEILING),
+        first_tournament_id=rng.randrange(TOURNAMENT_ID_FLOOR, TOURNAMENT_ID_CEILING),
+        start_minutes=rng.randrange(EPOCH_SPREAD_MINUTES),
+    )
 
 
 def _limits(limit: str) -> tuple[str, ...]:
@@ -184,7 +248,7 @@ def _session_plan(
     site = SITES[job.site]
     if job.is_tournament:
         max_seats = rng.choice((2, 6, 6, 9, 9, 10, 10))
-        tournament_id = FIRST_TOURNAMENT_ID + job.index * SESSIONS_PER_JOB + number
+        tournament_id = job.first_tournament_id + number
         table = TableInfo(
             name=f"{tournament_id} 1",
             max_seats=max_seats,
@@ -218,6 +282,7 @@ def _session_plan(
         is_tournament=False,
         rake_rule=cash_rake_rule(stakes),
         split_unit=site.split_unit,
+        heads_up_uncapped=site.heads_up_uncapped,
     )
     return SessionPlan(
         table=table,
@@ -262,13 +327,13 @@ def _run_job(job: Job, text_folder: str) -> JobResult:
     writer = site.module()
     truth = TruthColumns(site=site.name, hand_id_text=writer.hand_id_text, currency=site.currency)
     remaining = job.hands
-    started_at = EPOCH + timedelta(minutes=(job.index * 7919) % EPOCH_SPREAD_MINUTES)
+    started_at = job.started_at
     files: list[str] = []
     text_bytes = 0
     faults = 0
     number = 0
-    # Ids increase through the job's sessions; a job's range holds ~30,000 hands (~3,000 apart).
-    hand_id = FIRST_HAND_ID + job.index * HAND_IDS_PER_JOB
+    # Ids increase through the job's sessions, inside the job's range (`HAND_IDS_PER_JOB`).
+    hand_id = job.first_hand_id
     while remaining > 0 and number < SESSIONS_PER_JOB:
         plan = _session_plan(job, number, remaining, hand_id, started_at, rng)
         session = Session(plan, rng.getrandbits(63), names, dealer, uniforms)
@@ -281,7 +346,9 @@ def _run_job(job: Job, text_folder: str) -> JobResult:
         faults += played.faults
         remaining -= played.hands
         started_at = played.last.started_at + timedelta(minutes=rng.randint(5, 90))
-        hand_id = played.last.hand_id + rng.randint(200, 3000)
+        hand_id = played.last.hand_id + rng.randint(200, HAND_ID_STEP)
+    # Never past the job's range: the next job's ids start there.
+    assert hand_id < job.first_hand_id + HAND_IDS_PER_JOB, (job.index, hand_id)
     return JobResult(tuple(files), text_bytes, job.hands - remaining, faults, truth.tables())
 
 

@@ -8,10 +8,11 @@ index 0 is the big blind and 1 the button, who posts the small blind). The rules
   newcomer not in the blinds (payout-rules B6); a stack too short posts what it has, all-in;
 - preflop everyone must match the full big blind even when its poster is short;
 - fixed limit: every bet and raise is one small bet (preflop, flop) or big bet (turn, river);
-  a bet and three raises at most (`RAISE_CAP` bets, the big blind counting preflop), lifted
-  in cash games when two players are left before the cap is reached (once capped with more
-  players in, the round stays capped), where the simulator stops at `HEADS_UP_RAISE_LIMIT`
-  bets;
+  a bet and three raises at most (`RAISE_CAP` bets, the big blind counting preflop). Only
+  when the caller asks (``heads_up_uncapped``: cash tables of a site that does so; never
+  PokerStars, whose cap holds heads-up too) is it lifted when two players are left before
+  the cap is reached (once capped with more players in, the round stays capped), and the
+  simulator then stops at `HEADS_UP_RAISE_LIMIT` bets;
 - pot limit: a bet is at most the pot, a raise at most to B + P + c (B5); no limit: up to the
   stack; the minimum raise is the last full bet or raise (the big blind at least);
 - an all-in for less than a full bet or raise does not reopen the betting; the simulator then
@@ -238,7 +239,8 @@ def play_hand(
     small_blind, big_blind, small_bet, big_bet, ante
         The stakes.
     heads_up_uncapped
-        Lift the fixed-limit cap when two players are left (cash games).
+        Lift the fixed-limit cap when two players are left before it is reached (cash games
+        of sites that do; False for PokerStars and every tournament).
     stack
         Stacks at the start, in ring order; updated in place to the stacks at the end
         (before any winnings).
@@ -373,7 +375,8 @@ def play_hand(
                 if heads_up_uncapped and live == 2 and not capped:
                     cap = HEADS_UP_RAISE_LIMIT
                 can_raise = bets < cap
-            # Heads-up fixed-limit pots see raising wars (nothing caps them in cash games).
+            # Heads-up fixed-limit pots see raising wars (up to the cap, or beyond it where
+            # the site lifts it).
             war = limit == FIXED_LIMIT and live == 2
             decision, cursor = _decide(
                 uniforms, cursor, strength[player], looseness[player], aggression[player],

@@ -7,6 +7,15 @@ first (highest first): the players of that pot not yet seen show (or muck), then
 ``collected`` line per half, the high first, then ``No low hand qualified`` when no pot was split.
 A scoop at a showdown with a qualifying low is two lines (#35875159084 in the corpus), without
 one a single line (#35875356253); a pot won without a showdown is one line.
+
+Two things follow what real PokerStars text shows (``real-site-evidence.md``):
+
+- in fixed limit, ``Betting is capped`` right after the fourth bet of a street (a bet and three
+  raises, the big blind counting as the first bet before the flop; 37 of 37 capped streets);
+- a cash table lists only the players dealt in: a player sitting out has no ``Seat N:`` line
+  and no other line either (0 of 36,978 real cash hands list one; at the start of a hand the
+  corpus omits them, as ``Gaby II`` does with EricSteph261 while away). Tournament tables list
+  them, ``Seat N: X (1500 in chips) is sitting out``.
 """
 
 from __future__ import annotations
@@ -34,7 +43,7 @@ from pipeline.generate.showdown import (
     take_rake,
 )
 from pipeline.generate.simulate import HandRecord, TableInfo
-from pipeline.generate.stakes import Stakes, roman
+from pipeline.generate.stakes import RAISE_CAP, Stakes, roman
 
 __all__ = [
     "CARD_TEXT",
@@ -59,6 +68,7 @@ LIMIT_NAMES = {"FL": "Limit", "PL": "Pot Limit", "NL": "No Limit"}
 STREET_NAMES = ("before Flop", "on the Flop", "on the Turn", "on the River")
 FOLDED = tuple(f" folded {street}" for street in STREET_NAMES)  # summary lines, by fold street
 ALL_IN = ("", " and is all-in")  # indexed by the action's all-in flag
+CAPPED = "Betting is capped"
 
 
 def _descriptions() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
@@ -241,7 +251,10 @@ def _render_hand(hand: HandRecord, game_text: str, lines: list[str]) -> None:
     append = lines.append
     append(f"PokerStars Game #{hand.hand_id}{game_text}{_time(hand.started_at)}")
     append(f"Table '{table.name}' {table.max_seats}-max Seat #{hand.button_seat} is the button")
+    tournament = table.is_tournament
     for seat, name, stack, sitting_out in hand.seats:
+        if sitting_out and not tournament:
+            continue  # a cash table does not list a player who sits out
         # The trailing space is PokerStars'.
         tail = " is sitting out" if sitting_out else " "
         append(f"Seat {seat}: {name} ({money(stack)} in chips){tail}")
@@ -269,11 +282,19 @@ def _render_hand(hand: HandRecord, game_text: str, lines: list[str]) -> None:
         append(f"Dealt to {names[hand.hero]} [{hole_texts[hand.hero]}]")
     board = [CARD_TEXT[card] for card in hand.board]
     street = 0
+    stakes = hand.stakes
+    # Fixed limit: full bets so far on the street (the big blind is the first before the flop)
+    # and the size of a full bet; `CAPPED` follows the RAISE_CAP-th. Other limits never cap.
+    fixed_limit = stakes.limit_type == "FL"
+    bets = 1
+    full_bet = stakes.small_bet
     for action_street, player, kind, amount, to_amount, all_in, raised_by in actions[posts:]:
         if action_street != street:
             while action_street > street:
                 street += 1
                 append(_street_marker(street, board))
+            bets = 0
+            full_bet = stakes.small_bet if street <= 1 else stakes.big_bet
         # The most frequent kinds first.
         name = names[player]
         if kind == CALL:
@@ -282,10 +303,16 @@ def _render_hand(hand: HandRecord, game_text: str, lines: list[str]) -> None:
             append(name + ": checks ")
         elif kind == FOLD:
             append(name + ": folds ")
-        elif kind == RAISE:
-            append(f"{name}: raises {money(raised_by)} to {money(to_amount)}{ALL_IN[all_in]}")
-        elif kind == BET:
-            append(f"{name}: bets {money(amount)}{ALL_IN[all_in]}")
+        elif kind == RAISE or kind == BET:
+            if kind == RAISE:
+                append(f"{name}: raises {money(raised_by)} to {money(to_amount)}{ALL_IN[all_in]}")
+            else:
+                append(f"{name}: bets {money(amount)}{ALL_IN[all_in]}")
+            # A short all-in is no full bet: the betting kernel does not count it either.
+            if fixed_limit and raised_by >= full_bet:
+                bets += 1
+                if bets == RAISE_CAP:
+                    append(CAPPED)
         else:
             append(f"Uncalled bet ({money(amount)}) returned to {name}")
     last_street = (0, 0, 0, 1, 2, 3)[hand.board_shown]

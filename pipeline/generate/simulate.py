@@ -74,6 +74,9 @@ class TableInfo:
     buy_in: str = ""
     rake_rule: RakeRule | None = None
     split_unit: int = 1  # the smallest unit a pot is split in (P9): 5 cents at Full Tilt
+    # Fixed limit: the cap of 4 bets a street is lifted when a cash pot gets heads-up before
+    # it is reached (the site's rule, `pipeline.generate.sites`; never in tournaments).
+    heads_up_uncapped: bool = False
 
 
 @dataclass(slots=True)
@@ -484,7 +487,7 @@ class Session:
             high,
             low,
             [sitter.newcomer for sitter in ring],
-            heads_up_uncapped=not table.is_tournament,
+            heads_up_uncapped=table.heads_up_uncapped and not table.is_tournament,
             fever=self._fever(ring),
             uniforms=self.uniforms,
         )

@@ -12,7 +12,12 @@ differs beyond the layout is kept here:
   site's text — a site whose hand descriptions are not checked cannot show a
   ``description_mismatch``;
 - ``tournaments``: whether the site's tournament text can be audited as the simulator settles
-  it.
+  it;
+- ``heads_up_uncapped``: whether the fixed-limit cap of a bet and three raises is lifted at the
+  site's cash tables when a pot gets heads-up before it is reached (payout-rules B2).
+  PokerStars never lifts it, in cash games or tournaments (real-site-evidence.md: 23 capped
+  heads-up streets, at most 4 bets a street in 445 real limit hands); for the other sites we
+  have no evidence either way and keep the rule-book default. Tournaments are never uncapped.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ class SiteText:
     fault_kinds: tuple[str, ...]
     tournaments: bool
     currency: str  # of cash games
+    heads_up_uncapped: bool = True  # fixed-limit cash tables only
 
     def module(self) -> ModuleType:
         """The writer module."""
@@ -50,7 +56,10 @@ class SiteText:
 
 
 SITES: dict[str, SiteText] = {
-    "pokerstars": SiteText("pokerstars", "pokerstars_text", 1, FAULT_KINDS, True, "USD"),
+    # PokerStars caps fixed limit at 4 bets a street heads-up too (real-site-evidence.md).
+    "pokerstars": SiteText(
+        "pokerstars", "pokerstars_text", 1, FAULT_KINDS, True, "USD", heads_up_uncapped=False
+    ),
     "ggpoker": SiteText("ggpoker", "ggpoker_text", 1, PAYOUT_AND_RAKE_FAULTS, True, "USD"),
     # Full Tilt's parser declares a 5-cent split unit (its $0.50/$1 tables split $7.75 as
     # $3.90/$3.85) and applies it to tournament chips as well: the simulator splits the same way.

@@ -27,8 +27,9 @@ __all__ = [
 
 # PokerStars fixed limit: a bet and three raises (the big blind counts as the first bet preflop).
 RAISE_CAP = 4
-# Heads-up the cap is lifted (cash games only); the simulator still stops at this many bets so
-# the text stays plausible.
+# Where a site lifts the cap heads-up (cash games only, never PokerStars:
+# `pipeline.generate.sites`), the simulator still stops at this many bets so the text stays
+# plausible.
 HEADS_UP_RAISE_LIMIT = 7
 
 

@@ -3,7 +3,11 @@
 ``truth_payouts`` and ``truth_hands.rake`` are what the rules say (never the faulted text);
 ``truth_faults`` lists what was deliberately recorded wrong; ``truth_players`` is the
 generator's own record of what every seated player did, counted the way the statistics layer
-defines it (stats-definitions.md §2), with money as the text records it.
+defines it (stats-definitions.md §2), with money as the text records it. Its ``dealt_in`` rows
+are exactly the players the text deals in; a player seated but sitting out has a row with
+``dealt_in`` false (no flags, nothing put in or won) whether or not the site's text lists the
+seat: PokerStars and PartyPoker cash tables leave such players out of the seat lines, the
+other sites' writers list them as sitting out (the simulator seats none in tournaments).
 """
 
 from __future__ import annotations
@@ -192,7 +196,8 @@ class TruthColumns:
         self.won.extend(hand.won)
         self.put_in.extend(hand.put_in)
         if len(hand.seats) > rows:
-            # Seated but sitting out: not dealt in, no flags, no fold, nothing won or put in.
+            # Seated but sitting out: not dealt in, no flags, no fold, nothing won or put in
+            # (kept whether or not the site's text lists the seat: see the module docstring).
             for seat_line in hand.seats:
                 if seat_line.sitting_out:
                     self.names.append(seat_line.name)
