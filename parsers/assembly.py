@@ -405,12 +405,3 @@ class AnchoredParser:
         """The site's decoding of a block of lines (``line_frame`` layout)."""
         raise NotImplementedError
 
-
-def unknown_line_reasons(lines: pl.DataFrame, unknown: pl.Expr) -> pl.DataFrame:
-    """TEMPORARY (until parsers/entraction.py moves to `unknown_lines`)."""
-    return (
-        lines.filter(unknown)
-        .group_by("hand", maintain_order=True)
-        .agg(pl.col("line").first())
-        .select("hand", reason=pl.lit("unrecognised line: ") + pl.col("line").str.slice(0, 120))
-    )

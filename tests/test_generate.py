@@ -449,29 +449,46 @@ def test_pot_limit_raises_never_exceed_the_pot(generated: Generated) -> None:
     assert at_maximum > 0
 
 
-def test_button_moves_one_seat_left(generated: Generated) -> None:
-    """At every table the button moves to the next occupied seat on its left, and is dealt in."""
+def test_button_moves_as_at_pokerstars(generated: Generated) -> None:
+    """At every table the button moves to the next seat on its left whose player was dealt into
+    both hands; from three or more players to two it goes to the previous big blind
+    (real-site-evidence.md, "Button movement"). It is always dealt in."""
     seats = _by_hand(generated.seats)
     tables = generated.hands.select(
         "hand_id",
         "table_name",
         "button_seat",
-        "max_seats",
         pl.col("hand_id").cast(pl.Int64).alias("n"),
     ).sort("table_name", "n")
-    moves = 0
+    moves = passed_over = to_two = 0
     for _, rows in tables.group_by("table_name", maintain_order=True):
         previous = None
         for row in rows.iter_rows(named=True):
-            occupied = [seat["seat"] for seat in seats[row["hand_id"]]]
-            dealt = [seat["seat"] for seat in seats[row["hand_id"]] if not seat["sitting_out"]]
-            assert row["button_seat"] in dealt
+            dealt = {(seat["seat"], seat["player"]) for seat in seats[row["hand_id"]] if not seat["sitting_out"]}
+            assert row["button_seat"] in {seat for seat, _ in dealt}
             if previous is not None:
-                expected = min(occupied, key=lambda seat: (seat - previous - 1) % row["max_seats"])
+                both = sorted(seat for seat, player in dealt & previous["dealt"])
+                expected = next((seat for seat in both if seat > previous["button"]), both[0])
+                occupied = sorted(seat for seat, _ in dealt)
+                listed = next((seat for seat in occupied if seat > previous["button"]), occupied[0])
+                if len(previous["dealt"]) >= 3 and len(dealt) == 2 and previous["big_blind"] in dealt:
+                    expected = previous["big_blind"][0]
+                    to_two += 1
+                elif expected != listed:
+                    passed_over += 1
                 assert row["button_seat"] == expected, row
                 moves += 1
-            previous = row["button_seat"]
+            previous = {
+                "button": row["button_seat"],
+                "dealt": dealt,
+                "big_blind": next(
+                    (seat["seat"], seat["player"])
+                    for seat in seats[row["hand_id"]]
+                    if seat["position"] == "BB"
+                ),
+            }
     assert moves > HANDS * 0.9
+    assert passed_over > 0 and to_two > 0, (passed_over, to_two)
 
 
 def test_interesting_cases_are_covered(generated: Generated) -> None:

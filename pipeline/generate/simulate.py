@@ -354,6 +354,8 @@ class Session:
         self.sitters: list[Sitter] = []  # always in seat order
         self.sitters = self._seat_players()
         self.button_seat = 0
+        self.previous_dealt: set[tuple[int, str]] = set()  # (seat, name) dealt into the last hand
+        self.previous_big_blind = 0
         self.hand_id = plan.first_hand_id
         self.moment = plan.started_at
         self.faults_owed = 0
@@ -422,10 +424,13 @@ class Session:
     def _button_and_dealt(self) -> tuple[int, list[Sitter]]:
         """The next hand's button seat and the players dealt in.
 
-        The button moves to the next seat on its left with a player (the first hand: anyone);
-        a player sitting out there comes back, so the button is never dead. A new player whose
-        first hand would put them in the small blind waits a hand (sits out) rather than post
-        there.
+        As at PokerStars (real-site-evidence.md, "Button movement"), the button moves to the
+        next seat on its left whose player was dealt into the last hand and is dealt into this
+        one (a newcomer who posts is passed over; the first hand: anyone), and a table going from
+        three or more players to two puts it on the last hand's big blind (when still dealt in).
+        A player sitting out on the button's seat comes back, so the button is never dead. A new
+        player whose first hand would put them in the small blind waits a hand (sits out) rather
+        than post there.
         """
         seated = [sitter for sitter in self.sitters if sitter.stack > 0]
         if not seated:
@@ -437,7 +442,12 @@ class Session:
             # In seat order, the next seat on the left is the first one after the previous
             # button's, else the lowest.
             previous = self.button_seat
-            on_button = next((sitter for sitter in seated if sitter.seat > previous), seated[0])
+            stayed = [
+                sitter
+                for sitter in seated
+                if (sitter.seat, sitter.name) in self.previous_dealt and sitter.sitting_out == 0
+            ] or seated
+            on_button = next((sitter for sitter in stayed if sitter.seat > previous), stayed[0])
         on_button.sitting_out = 0
         button = on_button.seat
         dealt = [sitter for sitter in seated if sitter.sitting_out == 0]
@@ -447,6 +457,10 @@ class Session:
                 break
             small_blind.sitting_out = 1
             dealt.remove(small_blind)
+        if len(self.previous_dealt) >= 3 and len(dealt) == 2:
+            big_blind = [sitter for sitter in dealt if sitter.seat == self.previous_big_blind]
+            if big_blind:
+                button = big_blind[0].seat
         return button, dealt
 
     def _stakes(self, number: int) -> tuple[Stakes, int]:
@@ -467,6 +481,9 @@ class Session:
         start = next((index for index, sitter in enumerate(dealt) if sitter.seat > button), 0)
         ring = dealt[start:] + dealt[:start]
         n = len(ring)
+        self.previous_dealt = {(sitter.seat, sitter.name) for sitter in dealt}
+        # Heads-up the button posts the small blind and the other player the big blind.
+        self.previous_big_blind = ring[1].seat if n > 2 else ring[0].seat
         deal = self.dealer.deal()
         # Slots 0 and 1 carry the biased deals: they go to two random players, the other
         # players take the next slots in ring order.
