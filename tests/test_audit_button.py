@@ -107,3 +107,31 @@ def test_newcomer_is_passed_over_and_three_to_two_goes_to_the_big_blind() -> Non
     hands, seats = pair_tables(pairs)
     findings = _button_findings(hands, seats.with_columns(pl.col("seat").cast(pl.Int16)))
     assert findings.select("hand_id", "expected", "recorded").rows() == [("3-2", 2, 3)]
+
+
+def test_a_quarantined_hand_in_between_is_a_gap_not_a_finding(tmp_path: Path) -> None:
+    from pipeline.audit import run_audit
+    from pipeline.ingest import ingest
+    from tests.parsers.test_real_forms import HOME_GAME
+
+    def hand(number: int, button: int, minute: int) -> str:
+        return (
+            HOME_GAME.replace("#99631756108", f"#9963175610{number}")
+            .replace("Seat #1 is the button", f"Seat #{button} is the button")
+            .replace("23:30:00 ET", f"23:3{minute}:00 ET")
+        )
+
+    damaged = hand(2, 2, 1).replace("Betting is capped", "gamma receives 300 as a gift")
+    found = {}
+    for name, hands in (
+        ("gap", [hand(1, 1, 0), damaged, hand(3, 3, 2)]),
+        ("skipped", [hand(1, 1, 0), hand(3, 3, 1)]),
+    ):
+        source = tmp_path / f"{name}.txt"
+        source.write_text("\n\n".join(hands))
+        dataset = tmp_path / name
+        ingest([source], dataset, workers=1)
+        run_audit(dataset)
+        discrepancies = pl.read_parquet(dataset / "audit" / "discrepancies" / "**" / "*.parquet")
+        found[name] = discrepancies.filter(pl.col("kind") == "button")["hand_id"].to_list()
+    assert found == {"gap": [], "skipped": ["99631756103"]}
