@@ -20,6 +20,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,8 @@ from pipeline.hand_keys import (
     number_hands,
 )
 from pipeline.payouts import HALF_NAMES, PotTable, build_pots, split_pots
-from pipeline.profiles import SiteProfile, rake_rule_for, site_profile
+from pipeline.profiles import SiteProfile, site_profile
+from pipeline.rake_schedules import load_schedule
 
 __all__ = [
     "DISCREPANCY_SCHEMA",
@@ -405,8 +407,19 @@ def _with_inferred_rake(
     unprinted = [
         site for site in hands["site"].unique().to_list() if not _profile(site).rake_printed
     ]
+    put_in = np.zeros(hands.height, dtype=np.int64)
+    np.add.at(put_in, players["hand_row"].to_numpy(), players["put_in"].to_numpy())
+    # The pot a rake is taken from: the chips put in less any unmatched top (which a site may
+    # pay back as a won pot, but never rakes).
+    tops = players.group_by("hand_row").agg(
+        largest=pl.col("put_in").max(),
+        second=pl.col("put_in").sort(descending=True).slice(1, 1).first().fill_null(0),
+    )
+    largest, second = _lookup(hands.select("hand_row"), tops, "hand_row", ["largest", "second"])
+    matched = pl.Series(put_in) - (largest.fill_null(0) - second.fill_null(0)).clip(lower_bound=0)
+    hands = hands.with_columns(pot_matched=matched)
     if not unprinted:
-        return hands.with_columns(rake_inferred=pl.lit(False), pot_put_in=pl.lit(0, pl.Int64))
+        return hands.with_columns(rake_inferred=pl.lit(False), pot_put_in=pl.Series(put_in))
     put = players.group_by("hand_row").agg(put_in=pl.col("put_in").sum())
     paid = collections.group_by("hand_row").agg(collected=pl.col("amount").sum())
     put_in, collected = _lookup(hands.select("hand_row"), put, "hand_row", ["put_in"]) + _lookup(
@@ -673,81 +686,159 @@ def _conservation_findings(
 
 
 def _rake_findings(hands: pl.DataFrame, rake_schedule: str) -> pl.DataFrame:
-    """No flop, no drop (K1), and rake above the cap of the hand's schedule (K2).
+    """The rake a hand's schedule rule owes (exactly, or its cap only), and no flop no drop.
 
-    The schedule is chosen by site, era and stake (`profile_name`); a hand with no documented
-    schedule is checked for K1 only, so a rake is never called wrong on a guess.
+    ``rake_schedule`` names a shipped schedule (``auto``, ``generated``) or a schedule file
+    (`pipeline.rake_schedules`). Each hand takes the first rule matching its site, game, limit,
+    currency, big blind, date and players dealt; a hand no rule matches is checked for no flop
+    no drop only (K1), so a rake is never called wrong on a guess.
     """
-    raked = hands.filter(pl.col("rake").fill_null(0) > 0)
-    if raked.height == 0:
-        return _empty_findings()
-    # One schedule lookup per distinct (site, year, stake) rather than per hand.
-    stakes = raked.with_columns(
-        year=pl.col("started_at").dt.year(),
+    schedule = load_schedule(rake_schedule)
+    facts = hands.select(
+        "hand_row",
+        *HAND_KEY,
+        "rake",
+        "rake_inferred",
+        "pot_put_in",
+        "pot_matched",
+        "players_dealt",
+        "money_scale",
+        saw_flop=pl.col("board").list.len() > 0,
         tournament=pl.col("tournament_id").is_not_null(),
+        limit_type=pl.col("limit_type"),
+        currency=pl.col("currency"),
+        big_blind=pl.col("big_blind"),
+        day=pl.col("started_at").dt.date(),
     )
-    combos = stakes.select(
-        "site", "year", "limit_type", "big_blind", "tournament", "money_scale", "players_dealt"
-    ).unique()
-    rules = [rake_rule_for(rake_schedule, *row[:6]) for row in combos.iter_rows()]
+    keys = ["site", "tournament", "limit_type", "currency", "big_blind", "money_scale", "day", "players_dealt"]
+    combos = facts.select(keys).unique()
+    rules = [
+        schedule.rule_for(
+            site,
+            tournament,
+            limit_type,
+            currency,
+            None if big_blind is None or not scale else Decimal(big_blind) / scale,
+            day,
+            players,
+        )
+        for site, tournament, limit_type, currency, big_blind, scale, day, players in combos.iter_rows()
+    ]
+    scales = combos["money_scale"].fill_null(1).to_list()
     combos = combos.with_columns(
+        rule=pl.Series([None if rule is None else rule.number for rule in rules], dtype=pl.Int32),
+        exact=pl.Series([rule is not None and rule.check == "exact" for rule in rules]),
+        no_flop_no_drop=pl.Series([rule is None or rule.no_flop_no_drop for rule in rules]),
         cap=pl.Series(
+            [None if rule is None else rule.cap_minor(scale) for rule, scale in zip(rules, scales, strict=True)],
+            dtype=pl.Int64,
+        ),
+        numerator=pl.Series([0 if rule is None else rule.percent.numerator for rule in rules], dtype=pl.Int64),
+        denominator=pl.Series([1 if rule is None else rule.percent.denominator for rule in rules], dtype=pl.Int64),
+        rounding=pl.Series(["half-even" if rule is None else rule.rounding for rule in rules]),
+        increment=pl.Series(
             [
-                rule.cap_for(row[6] or 0) if rule is not None else None
-                for rule, row in zip(rules, combos.iter_rows(), strict=True)
+                None if rule is None or rule.increment is None else rule.minor(rule.increment, scale)
+                for rule, scale in zip(rules, scales, strict=True)
             ],
             dtype=pl.Int64,
         ),
-        no_flop_no_drop=pl.Series([rule is None or rule.no_flop_no_drop for rule in rules]),
+        per=pl.Series(
+            [
+                None if rule is None or rule.per is None else rule.minor(rule.per, scale)
+                for rule, scale in zip(rules, scales, strict=True)
+            ],
+            dtype=pl.Int64,
+        ),
     )
-    raked = stakes.join(
-        combos,
-        on=["site", "year", "limit_type", "big_blind", "tournament", "money_scale", "players_dealt"],
-        how="left",
-        nulls_equal=True,
+    checked = facts.join(combos, on=keys, how="left", nulls_equal=True).with_columns(
+        expected=_scheduled_rake()
     )
-    preflop = raked.filter(
-        (pl.col("board").list.len() == 0) & pl.col("no_flop_no_drop")
-    ).select(
+    rake = pl.col("rake").fill_null(0)
+    finding = dict(player=pl.lit(None, dtype=pl.String), kind=pl.lit("rake"))
+    preflop = checked.filter(~pl.col("saw_flop") & pl.col("no_flop_no_drop") & (rake > 0)).select(
         *HAND_KEY,
-        player=pl.lit(None, dtype=pl.String),
-        kind=pl.lit("rake"),
+        **finding,
         expected=pl.lit(0, dtype=pl.Int64),
-        recorded=pl.col("rake"),
+        recorded=rake,
         detail=pl.lit("rake taken although the hand ended before the flop (no flop, no drop)"),
     )
-    over_cap = raked.filter(
-        (pl.col("board").list.len() > 0)
-        & pl.col("cap").is_not_null()
-        & (pl.col("rake") > pl.col("cap"))
+    after_flop = checked.filter(pl.col("saw_flop") | ~pl.col("no_flop_no_drop"))
+    rule_label = pl.lit(f" of rule ") + pl.col("rule").cast(pl.String) + pl.lit(f" in {schedule.name}")
+    wrong = after_flop.filter(pl.col("exact") & (rake != pl.col("expected"))).select(
+        *HAND_KEY,
+        **finding,
+        expected="expected",
+        recorded=rake,
+        detail=pl.when(rake > pl.col("expected")).then(pl.lit("rake above")).otherwise(pl.lit("rake below"))
+        + pl.lit(" the ")
+        + pl.col("expected").cast(pl.String)
+        + rule_label
+        + pl.lit(" (pot ")
+        + pl.col("pot_matched").cast(pl.String)
+        + pl.lit(", ")
+        + pl.col("players_dealt").cast(pl.String)
+        + pl.lit(" players dealt)"),
+    )
+    over_cap = after_flop.filter(
+        ~pl.col("exact") & pl.col("cap").is_not_null() & (rake > pl.col("cap"))
     ).select(
         *HAND_KEY,
-        player=pl.lit(None, dtype=pl.String),
-        kind=pl.lit("rake"),
-        expected=pl.col("cap"),
-        recorded=pl.col("rake"),
+        **finding,
+        expected="cap",
+        recorded=rake,
         detail=pl.lit("rake above the cap of ")
         + pl.col("cap").cast(pl.String)
         + " for "
         + pl.col("players_dealt").cast(pl.String)
-        + " players dealt",
+        + " players dealt"
+        + rule_label,
     )
     # No room takes a tenth of a pot: an inferred "rake" that large is a pot not paid out.
-    implausible = raked.filter(
-        pl.col("rake_inferred") & (pl.col("rake") * 10 > pl.col("pot_put_in"))
+    implausible = checked.filter(
+        pl.col("rake_inferred") & (rake * 10 > pl.col("pot_put_in"))
     ).select(
         *HAND_KEY,
-        player=pl.lit(None, dtype=pl.String),
-        kind=pl.lit("rake"),
+        **finding,
         expected=pl.col("pot_put_in") // 10,
-        recorded=pl.col("rake"),
+        recorded=rake,
         detail=pl.lit("the site prints no rake, and the chips not paid out (")
-        + pl.col("rake").cast(pl.String)
+        + rake.cast(pl.String)
         + ") exceed a tenth of the pot ("
         + pl.col("pot_put_in").cast(pl.String)
         + ")",
     )
-    return pl.concat([preflop, over_cap, implausible])
+    return pl.concat([preflop, wrong, over_cap, implausible]).unique(
+        HAND_KEY, keep="first", maintain_order=True
+    )
+
+
+def _scheduled_rake() -> pl.Expr:
+    """The rake of a hand under its rule's columns (``numerator``/``denominator`` of the
+    percentage and ``rounding``, or ``increment`` per ``per``; ``cap``), exactly, in integers."""
+    pot = pl.col("pot_matched")
+    scaled = pot * pl.col("numerator")
+    quotient = scaled // pl.col("denominator")
+    remainder = scaled - quotient * pl.col("denominator")
+    twice = 2 * remainder
+    percent = (
+        pl.when(pl.col("rounding") == "down")
+        .then(quotient)
+        .when(pl.col("rounding") == "up")
+        .then(quotient + (remainder > 0).cast(pl.Int64))
+        .otherwise(
+            quotient
+            + (
+                (twice > pl.col("denominator"))
+                | ((twice == pl.col("denominator")) & (quotient % 2 == 1))
+            ).cast(pl.Int64)
+        )
+    )
+    raw = pl.when(pl.col("increment").is_not_null()).then(
+        pl.col("increment") * (pot // pl.col("per"))
+    ).otherwise(percent)
+    capped = pl.when(pl.col("cap").is_not_null()).then(pl.min_horizontal(raw, pl.col("cap"))).otherwise(raw)
+    return pl.when(~pl.col("saw_flop") & pl.col("no_flop_no_drop")).then(0).otherwise(capped)
 
 
 @functools.cache

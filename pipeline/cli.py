@@ -50,8 +50,9 @@ RakeSchedule = Annotated[
     str,
     typer.Option(
         "--rake-schedule",
-        help="Rake rules to check against: auto (real sites, by era and stake) or generated "
-        "(archives made by hilo generate).",
+        help="Rake rules to check against: auto (the schedules hilo knows, by site, era and"
+        " stake), generated (archives made by hilo generate) or a schedule file (TOML,"
+        " docs/rake.md).",
     ),
 ]
 FailOn = str
@@ -190,8 +191,12 @@ def _run_audit(
     from pipeline.audit import run_audit
     from pipeline.executor import make_executor
 
-    if rake_schedule not in ("auto", "generated"):
-        _fail(f"unknown rake schedule {rake_schedule!r}: use auto or generated")
+    from pipeline.rake_schedules import ScheduleError, load_schedule
+
+    try:
+        load_schedule(rake_schedule)
+    except ScheduleError as error:
+        _fail(str(error))
     with make_executor(scheduler, workers) as executor:
         # Absolute: the tasks may run in another working directory (a Dask worker).
         summary = run_audit(dataset.absolute(), rake_schedule, executor=executor)

@@ -1,0 +1,138 @@
+"""Rake schedules as data (issue 17): the TOML format, its errors, and the audit judging by it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from parsers import parse_bytes
+from pipeline.audit import audit_tables
+from pipeline.rake_schedules import ScheduleError, ScheduleRule, load_schedule
+
+TABLES = ("hands", "seats", "actions", "collections", "showdowns")
+HANDS = Path(__file__).parent / "test_stats_hands" / "lo8_limit.txt"
+
+# The file of issue 17, as it was given: it must be accepted and mean exactly this.
+ISSUE_EXAMPLE = """
+[[rule]]
+site = "pokerstars"        # optional: every site when absent
+game = "cash"              # cash | tournament
+players = [2, 3]           # optional inclusive range of players dealt in
+percent = "5"              # exact decimal
+rounding = "half-even"     # down | half-even | up, to the currency's minor unit
+cap = "1.00"               # optional, in the currency's units
+no_flop_no_drop = true
+from = "main-first"
+
+[[rule]]
+site = "pokerstars"
+game = "cash"
+players = [4, 10]
+percent = "5"
+rounding = "half-even"
+cap = "2.00"
+no_flop_no_drop = true
+from = "main-first"
+"""
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    path = tmp_path / "stars.toml"
+    path.write_text(ISSUE_EXAMPLE)
+    return path
+
+
+def test_the_issue_example_means_what_it_says(example: Path) -> None:
+    schedule = load_schedule(example)
+    facts = ("pokerstars", False, "PL", "USD", Decimal("0.10"), dt.date(2013, 1, 1))
+    three, four = schedule.rule_for(*facts, 3), schedule.rule_for(*facts, 4)
+    assert three is not None and four is not None
+    assert (three.number, four.number) == (1, 2)
+    assert three.percent == Fraction(1, 20) and three.rounding == "half-even"
+    assert (three.source, three.no_flop_no_drop, three.check) == ("main-first", True, "exact")
+    # 5 % of $12.50 is 62.5 cents: half to even gives 62; of $12.70, 63.5 gives 64.
+    assert [three.rake(pot, 100, True) for pot in (1250, 1270, 2000, 2010, 5000)] == [
+        62, 64, 100, 100, 100
+    ]
+    assert four.rake(5000, 100, True) == 200 and four.rake(5000, 100, False) == 0
+    assert schedule.rule_for("fulltilt", *facts[1:], 4) is None
+    assert schedule.rule_for("pokerstars", True, *facts[2:], 4) is None  # a tournament
+
+
+@given(pot=st.integers(0, 10**12), numerator=st.integers(0, 400), scale=st.sampled_from([1, 100]))
+def test_percent_rounding_is_exact(pot: int, numerator: int, scale: int) -> None:
+    percent = Fraction(numerator, 1000)
+    down, even, up = (
+        ScheduleRule(1, percent=percent, rounding=rounding).rake(pot, scale, True)
+        for rounding in ("down", "half-even", "up")
+    )
+    exact = pot * percent
+    assert down <= exact <= up and up - down <= 1
+    assert abs(even - exact) <= Fraction(1, 2)
+    if exact.denominator == 2:
+        assert even % 2 == 0
+    assert 0 <= down <= pot
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[[rule]]\npercent = 5.5\n', "exact decimal written as text"),
+        ('[[rule]]\npercent = "5"\nround = "down"\n', "unknown keys ['round']"),
+        ('[[rule]]\ncap = "1.00"\n', "needs percent"),
+        ('[[rule]]\npercent = "5"\nrounding = "nearest"\n', "rounding must be one of"),
+        ('[[rule]]\npercent = "5"\nplayers = [4, 2]\n', "players must be"),
+        ('[[rule]]\nincrement = "0.01"\n', "increment and per go together"),
+        ('[[rule]]\npercent = "105"\n', "between 0 and 100"),
+        ('[[rule]]\npercent = "5"\nsince = "last year"\n', "must be a date"),
+        ("[[rule]\n", "not TOML"),
+        ('[[rules]]\npercent = "5"\n', "unknown keys ['rules']"),
+    ],
+)
+def test_bad_files_say_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ScheduleError, match=f"{path}") as raised:
+        load_schedule(path)
+    assert message in str(raised.value)
+
+
+def test_shipped_schedules_load() -> None:
+    for name in ("auto", "generated"):
+        assert load_schedule(name).rules
+
+
+def _audit(text: str, schedule: str | Path) -> pl.DataFrame:
+    result = parse_bytes(text.encode(), "hand.txt")
+    assert result is not None and result.rejected == 0
+    tables = {name: pl.from_arrow(result.tables[name]) for name in TABLES}
+    findings = audit_tables(**tables, rake_schedule=str(schedule)).discrepancies  # type: ignore[arg-type]
+    return findings.filter(pl.col("kind") == "rake")
+
+
+def test_audit_judges_the_rake_by_the_file_over_and_under(example: Path) -> None:
+    hand = HANDS.read_text().split("\n\n\n")[0]
+    assert "Total pot $1.80 | Rake $0.09" in hand  # 5 % of $1.80, four players dealt
+    assert _audit(hand, example).height == 0
+    under = hand.replace("Dave collected $1.71", "Dave collected $1.72").replace(
+        "Rake $0.09", "Rake $0.08"
+    ).replace("collected ($1.71)", "collected ($1.72)")
+    found = _audit(under, example).row(0, named=True)
+    assert (found["expected"], found["recorded"], found["severity"]) == (9, 8, "money")
+    assert found["detail"].startswith("rake below the 9 of rule 2 in ")
+    over = hand.replace("Dave collected $1.71", "Dave collected $1.70").replace(
+        "Rake $0.09", "Rake $0.10"
+    ).replace("collected ($1.71)", "collected ($1.70)")
+    assert _audit(over, example).select("expected", "recorded").rows() == [(9, 10)]
+    # Without a rule for the hand (another site's file), only no flop no drop is checked.
+    other = example.parent / "other.toml"
+    other.write_text(ISSUE_EXAMPLE.replace('"pokerstars"', '"fulltilt"'))
+    assert _audit(over, other).height == 0
