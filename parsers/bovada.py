@@ -163,6 +163,9 @@ class BovadaParser(AnchoredParser):
         payout_lines="per_pot",
         rake_printed=False,
         uncalled_printed=True,
+        # Side pots carry their share of the rake (20 corpus hands: each pot's payout is its
+        # size less a proportional rake, to the nearest cent).
+        rake_from="each-pot",
     )
 
     hand_start: ClassVar[str] = HAND_START

@@ -349,11 +349,18 @@ def _audit(
     boards = np.where(hands["board2"].list.len().fill_null(0).to_numpy() == 5, 2, 1)
     hands = _with_inferred_rake(hands, players, collections)
     rake = hands["rake"].fill_null(0).to_numpy()
+    rules = _rake_rules(hands, rake_schedule)
+    each_pot_sites = [
+        site for site in hands["site"].unique().to_list() if _profile(site).rake_from == "each-pot"
+    ]
+    each_pot = (rules["each_pot"] | rules["site"].is_in(each_pot_sites)).to_numpy()
     unit_by_site = {site: _profile(site).odd_chip_unit for site in hands["site"].unique()}
     units = hands["site"].replace_strict(unit_by_site, return_dtype=pl.Int64).to_numpy()
 
     unevaluable_hands = _unevaluable_rows(pots, readable, boards)
-    split = split_pots(pots, rake, units, boards, high, low, players["showed"].to_numpy())
+    split = split_pots(
+        pots, rake, units, boards, high, low, players["showed"].to_numpy(), each_pot
+    )
     payouts = (
         pl.DataFrame(
             {
@@ -377,7 +384,7 @@ def _audit(
         unprinted_returns,
         _compare(payouts, collections, hands, unevaluable_hands),
         _conservation_findings(hands, players, collections),
-        _rake_findings(hands, rake_schedule),
+        _rake_findings(rules),
         _description_findings(players, showdowns, high, low, readable, hands),
         _button_findings(hands, seats) if check_button else _empty_findings(),
         keyed_betting_findings(hands, seats, actions, kind_code, matched),
@@ -685,13 +692,12 @@ def _conservation_findings(
     return pl.concat([paid_out, total])
 
 
-def _rake_findings(hands: pl.DataFrame, rake_schedule: str) -> pl.DataFrame:
-    """The rake a hand's schedule rule owes (exactly, or its cap only), and no flop no drop.
+def _rake_rules(hands: pl.DataFrame, rake_schedule: str) -> pl.DataFrame:
+    """Per hand row, the rake rule of its schedule as columns (`_scheduled_rake` reads them).
 
     ``rake_schedule`` names a shipped schedule (``auto``, ``generated``) or a schedule file
     (`pipeline.rake_schedules`). Each hand takes the first rule matching its site, game, limit,
-    currency, big blind, date and players dealt; a hand no rule matches is checked for no flop
-    no drop only (K1), so a rake is never called wrong on a guess.
+    currency, big blind, date and players dealt (``rule`` null when none does).
     """
     schedule = load_schedule(rake_schedule)
     facts = hands.select(
@@ -750,10 +756,23 @@ def _rake_findings(hands: pl.DataFrame, rake_schedule: str) -> pl.DataFrame:
             ],
             dtype=pl.Int64,
         ),
+        each_pot=pl.Series([rule is not None and rule.source == "each-pot" for rule in rules]),
+        schedule=pl.lit(schedule.name),
     )
-    checked = facts.join(combos, on=keys, how="left", nulls_equal=True).with_columns(
-        expected=_scheduled_rake()
+    return (
+        facts.join(combos, on=keys, how="left", nulls_equal=True)
+        .sort("hand_row")
+        .with_columns(expected=_scheduled_rake())
     )
+
+
+def _rake_findings(checked: pl.DataFrame) -> pl.DataFrame:
+    """The rake a hand's schedule rule owes (exactly, or its cap only), and no flop no drop.
+
+    ``checked`` is `_rake_rules` of the hands after the rake of sites that print none was
+    inferred. A hand no rule matches is checked for no flop no drop only (K1), so a rake is
+    never called wrong on a guess.
+    """
     rake = pl.col("rake").fill_null(0)
     finding = dict(player=pl.lit(None, dtype=pl.String), kind=pl.lit("rake"))
     preflop = checked.filter(~pl.col("saw_flop") & pl.col("no_flop_no_drop") & (rake > 0)).select(
@@ -764,7 +783,7 @@ def _rake_findings(hands: pl.DataFrame, rake_schedule: str) -> pl.DataFrame:
         detail=pl.lit("rake taken although the hand ended before the flop (no flop, no drop)"),
     )
     after_flop = checked.filter(pl.col("saw_flop") | ~pl.col("no_flop_no_drop"))
-    rule_label = pl.lit(f" of rule ") + pl.col("rule").cast(pl.String) + pl.lit(f" in {schedule.name}")
+    rule_label = pl.lit(" of rule ") + pl.col("rule").cast(pl.String) + pl.lit(" in ") + pl.col("schedule")
     wrong = after_flop.filter(pl.col("exact") & (rake != pl.col("expected"))).select(
         *HAND_KEY,
         **finding,

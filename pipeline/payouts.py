@@ -24,7 +24,17 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["HALF_HIGH", "HALF_LOW", "HALF_SCOOP", "HALF_NAMES", "PotTable", "PayoutTable", "build_pots", "split_pots"]
+__all__ = [
+    "HALF_HIGH",
+    "HALF_LOW",
+    "HALF_SCOOP",
+    "HALF_NAMES",
+    "PotTable",
+    "PayoutTable",
+    "build_pots",
+    "rake_by_pot",
+    "split_pots",
+]
 
 HALF_HIGH, HALF_LOW, HALF_SCOOP = 0, 1, 2
 HALF_NAMES = ("high", "low", "scoop")
@@ -194,7 +204,7 @@ def _split_kernel(
     pot_amount: Int64Array,
     eligible_start: Int64Array,
     eligible: Int64Array,
-    rake: Int64Array,
+    pot_rake: Int64Array,
     unit: Int64Array,
     boards: Int64Array,
     high: npt.NDArray[np.int32],
@@ -209,15 +219,9 @@ def _split_kernel(
     out_player = np.empty(capacity, dtype=np.int64)
     out_amount = np.empty(capacity, dtype=np.int64)
     rows = 0
-    rake_left = 0
     for q in range(pots):
         h = pot_hand[q]
-        if pot_index[q] == 0:
-            rake_left = rake[h]
-        # Rake comes out of the main pot; what a tiny main pot cannot hold, out of the next.
-        taken = min(rake_left, pot_amount[q])
-        rake_left -= taken
-        amount = pot_amount[q] - taken
+        amount = pot_amount[q] - pot_rake[q]
         players = eligible[eligible_start[q] : eligible_start[q + 1]]
         if players.shape[0] == 0:
             continue
@@ -274,6 +278,68 @@ def _split_kernel(
     )
 
 
+@numba.njit(cache=True)
+def _rake_by_pot_kernel(
+    pot_hand: Int64Array, pot_amount: Int64Array, rake: Int64Array, each_pot: npt.NDArray[np.bool_]
+) -> Int64Array:
+    pots = pot_hand.shape[0]
+    taken = np.zeros(pots, dtype=np.int64)
+    first = 0
+    while first < pots:
+        h = pot_hand[first]
+        end = first
+        total = 0
+        while end < pots and pot_hand[end] == h:
+            total += pot_amount[end]
+            end += 1
+        left = min(rake[h], total)
+        if each_pot[h] and total > 0:
+            # Each side pot in proportion to its size, rounded down; the main pot the rest
+            # (fits the six Bovada corpus hands with a side pot: 6 of 6.26, 38 of 38.90, ...).
+            for q in range(first + 1, end):
+                taken[q] = left * pot_amount[q] // total
+            given = 0
+            for q in range(first + 1, end):
+                given += taken[q]
+            taken[first] = min(left - given, pot_amount[first])
+            short = left - given - taken[first]
+            for q in range(first + 1, end):  # a main pot too small for its share: the next pots
+                part = min(short, pot_amount[q] - taken[q])
+                taken[q] += part
+                short -= part
+        else:
+            # The main pot first; what a tiny main pot cannot hold, out of the next.
+            for q in range(first, end):
+                part = min(left, pot_amount[q])
+                taken[q] = part
+                left -= part
+        first = end
+    return taken
+
+
+def rake_by_pot(
+    pots: PotTable, rake: Int64Array, each_pot: npt.NDArray[np.bool_] | None = None
+) -> Int64Array:
+    """The rake each pot gives (payout-rules K4): from the main pot first, or, for the hands
+    marked ``each_pot``, from every pot in proportion to its size (side pots rounded down,
+    the main pot the rest). A rake larger than the hand's pots takes them whole.
+
+    >>> pots = PotTable(np.array([0, 0]), np.array([0, 1]), np.array([296, 126]),
+    ...                 np.array([0, 2, 4]), np.array([0, 1, 1, 2]))
+    >>> rake_by_pot(pots, np.array([20])).tolist(), rake_by_pot(pots, np.array([20]), np.array([True])).tolist()
+    ([20, 0], [15, 5])
+    """
+    flags = np.zeros(len(rake), dtype=np.bool_) if each_pot is None else each_pot
+    amounts = np.ascontiguousarray(pots.amount, dtype=np.int64)
+    rakes = np.ascontiguousarray(rake, dtype=np.int64)
+    if len(amounts) and len(rakes) and int(np.abs(rakes).max()) * int(amounts.max()) >= 1 << 62:
+        raise OverflowError("rake times pot does not fit 64 bits: not a real hand")
+    return _rake_by_pot_kernel(
+        np.ascontiguousarray(pots.hand, dtype=np.int64), amounts, rakes,
+        np.ascontiguousarray(flags, dtype=np.bool_),
+    )
+
+
 def split_pots(
     pots: PotTable,
     rake: Int64Array,
@@ -282,14 +348,16 @@ def split_pots(
     high: npt.NDArray[np.int32],
     low: npt.NDArray[np.int32],
     showed: npt.NDArray[np.bool_],
+    each_pot: npt.NDArray[np.bool_] | None = None,
 ) -> PayoutTable:
     """Payments of every pot under the hi/lo rules.
 
     Parameters
     ----------
     rake, unit, boards:
-        Per hand: rake taken from the main pot, the smallest unit for splitting, number of
-        boards (1, or 2 when run twice).
+        Per hand: rake taken (`rake_by_pot`: from the main pot first, or from each pot in
+        proportion where ``each_pot`` marks the hand), the smallest unit for splitting, number
+        of boards (1, or 2 when run twice).
     high, low:
         Per player row and board (shape ``(players, 2)``): evaluator values, larger is better,
         low 0 = no qualifying low. Only eligible players of contested pots are read.
@@ -303,7 +371,7 @@ def split_pots(
         pots.amount,
         pots.eligible_start,
         pots.eligible,
-        np.ascontiguousarray(rake, dtype=np.int64),
+        rake_by_pot(pots, rake, each_pot),
         np.ascontiguousarray(unit, dtype=np.int64),
         np.ascontiguousarray(boards, dtype=np.int64),
         np.ascontiguousarray(high, dtype=np.int32),

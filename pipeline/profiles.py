@@ -122,6 +122,10 @@ class SiteProfile:
     description_style
         The wording of printed hand descriptions the audit can check (``"pokerstars"``);
         None when the site's wording is not checked.
+    rake_from
+        Which pots the rake comes from when no schedule rule says (docs/rake.md):
+        ``"main-first"`` (payout-rules K4) or ``"each-pot"`` (every pot in proportion to its
+        size: Bovada's side pots show their share of the rake).
     """
 
     site: str
@@ -135,12 +139,15 @@ class SiteProfile:
     rake_printed: bool = True
     uncalled_printed: bool = True
     description_style: str | None = None
+    rake_from: str = "main-first"
 
     def __post_init__(self) -> None:
         if self.payout_lines not in PAYOUT_LINES:
             raise ValueError(f"payout_lines must be one of {PAYOUT_LINES}, got {self.payout_lines!r}")
         if self.odd_chip_unit < 1:
             raise ValueError(f"odd_chip_unit must be >= 1, got {self.odd_chip_unit}")
+        if self.rake_from not in ("main-first", "each-pot"):
+            raise ValueError(f"rake_from must be main-first or each-pot, got {self.rake_from!r}")
         if self.raise_cap is not None and self.raise_cap < 1:
             raise ValueError(f"raise_cap must be >= 1 or None, got {self.raise_cap}")
 

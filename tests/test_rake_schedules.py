@@ -9,7 +9,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parsers import parse_bytes
@@ -67,6 +67,7 @@ def test_the_issue_example_means_what_it_says(example: Path) -> None:
     assert schedule.rule_for("pokerstars", True, *facts[2:], 4) is None  # a tournament
 
 
+@settings(deadline=None)
 @given(pot=st.integers(0, 10**12), numerator=st.integers(0, 400), scale=st.sampled_from([1, 100]))
 def test_percent_rounding_is_exact(pot: int, numerator: int, scale: int) -> None:
     percent = Fraction(numerator, 1000)
@@ -136,3 +137,41 @@ def test_audit_judges_the_rake_by_the_file_over_and_under(example: Path) -> None
     other = example.parent / "other.toml"
     other.write_text(ISSUE_EXAMPLE.replace('"pokerstars"', '"fulltilt"'))
     assert _audit(over, other).height == 0
+
+
+@settings(deadline=None)  # the first example compiles the kernel
+@given(
+    hands=st.lists(
+        st.tuples(
+            st.lists(st.integers(0, 10**9), min_size=1, max_size=6),  # pot amounts, main first
+            st.integers(0, 10**6),  # rake
+            st.booleans(),  # from each pot
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_rake_by_pot_conserves_money(hands: list[tuple[list[int], int, bool]]) -> None:
+    """Whatever the pots, the rake taken sums to the hand's rake (or its whole pots when the
+    rake is larger), no pot gives more than it holds, and each-pot side shares are the
+    proportional share rounded down."""
+    import numpy as np
+
+    from pipeline.payouts import PotTable, rake_by_pot
+
+    pot_hand = np.array([h for h, (amounts, _, _) in enumerate(hands) for _ in amounts])
+    amounts = np.array([amount for amounts, _, _ in hands for amount in amounts])
+    index = np.array([i for amounts, _, _ in hands for i in range(len(amounts))])
+    pots = PotTable(pot_hand, index, amounts, np.zeros(len(amounts) + 1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    rakes = np.array([rake for _, rake, _ in hands])
+    flags = np.array([each for _, _, each in hands])
+    taken = rake_by_pot(pots, rakes, flags)
+    assert (taken >= 0).all() and (taken <= amounts).all()
+    for h, (hand_amounts, rake, each) in enumerate(hands):
+        mine = taken[pot_hand == h]
+        total = sum(hand_amounts)
+        assert mine.sum() == min(rake, total)
+        left = min(rake, total)
+        shares = [left * amount // total for amount in hand_amounts[1:]] if total else []
+        if each and total and left - sum(shares) <= hand_amounts[0]:
+            assert mine[1:].tolist() == shares
