@@ -210,7 +210,10 @@ class PokerStarsParser:
         site=SITE,
         halves_labelled=False,
         total_pot_is_gross=True,
+        # A bet and three raises, not lifted heads-up: 445 real limit hands, 23 capped heads-up
+        # streets (real-site-evidence.md, "Fixed-limit cap").
         raise_cap=4,
+        heads_up_uncapped=False,
         description_style="pokerstars",
     )
 

@@ -61,7 +61,7 @@ from pipeline.hand_keys import (
     number_hands,
     replay_order,
 )
-from pipeline.profiles import PROFILES, SiteProfile
+from pipeline.profiles import PROFILES, SiteProfile, site_profile
 
 __all__ = ["BETTING_KINDS", "betting_findings", "betting_profile", "keyed_betting_findings"]
 
@@ -119,16 +119,19 @@ BoolArray = npt.NDArray[np.bool_]
 def betting_profile(site: str, is_tournament: bool) -> SiteProfile:
     """The profile whose raise cap and heads-up uncapping apply to a hand.
 
-    Cash hands use the site's profile (PokerStars' when the site has none, as the audit does).
-    Tournaments use ``"<site>-tournament"`` when it exists; otherwise the site's profile with
-    heads-up uncapping off, since it is "typically not for a tournament" (B2).
+    Cash hands use the profile the site's parser declares (`site_profile`): its ``raise_cap``
+    (bets a street, the opening bet included) and whether the cap is lifted heads-up are the
+    site's rules. Tournaments use ``"<site>-tournament"`` when it exists; otherwise the site's
+    profile with heads-up uncapping off, since it is "typically not for a tournament" (B2).
 
     Examples
     --------
     >>> betting_profile("pokerstars", is_tournament=True).heads_up_uncapped
     False
+    >>> betting_profile("pokerstars", is_tournament=False).heads_up_uncapped
+    False
     """
-    base = PROFILES.get(site, PROFILES["pokerstars"])
+    base = site_profile(site)
     if not is_tournament:
         return base
     tournament = PROFILES.get(f"{site}-tournament")

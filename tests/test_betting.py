@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from pathlib import Path
 
 import polars as pl
@@ -10,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parsers import parse_bytes
-from pipeline.audit import DISCREPANCY_SCHEMA
+from pipeline.audit import FINDING_SCHEMA
 from pipeline.betting import BETTING_KINDS, betting_findings
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -172,7 +174,7 @@ def test_findings_have_the_discrepancy_schema_even_when_empty() -> None:
         for name, frame in tables_of(HEADS_UP_TEXT).items()
     }
     findings = betting_findings(**empty)
-    assert findings.schema == pl.Schema(DISCREPANCY_SCHEMA)
+    assert findings.schema == pl.Schema(FINDING_SCHEMA)
     assert findings.height == 0
 
 
@@ -434,8 +436,17 @@ def test_all_in_raise_of_less_than_half_a_bet_does_not_count() -> None:
     )
 
 
+@pytest.fixture
+def uncapped_heads_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A site whose cash tables lift the cap heads-up (PokerStars does not: real-site-evidence)."""
+    from parsers.pokerstars import PokerStarsParser
+
+    lifted = dataclasses.replace(PokerStarsParser.profile, heads_up_uncapped=True)
+    monkeypatch.setattr(PokerStarsParser, "profile", lifted)
+
+
 @needs_corpus
-def test_betting_is_heads_up_when_the_third_player_is_all_in() -> None:
+def test_betting_is_heads_up_when_the_third_player_is_all_in(uncapped_heads_up: None) -> None:
     # Player_8 all-in and Player_6 folded: two players can still bet, so the cap is lifted.
     text = capped_by_all_in(
         17,
@@ -461,8 +472,18 @@ Player_8 collected $47 from pot
 
 
 @needs_corpus
-def test_heads_up_cash_betting_is_uncapped() -> None:
+def test_heads_up_cash_betting_is_uncapped_where_the_site_lifts_the_cap(
+    uncapped_heads_up: None,
+) -> None:
     assert findings_of(with_betting(hand(FIXED_LIMIT), HEADS_UP_RAISING)).height == 0
+
+
+@needs_corpus
+def test_heads_up_cash_betting_stays_capped_at_pokerstars() -> None:
+    """PokerStars does not lift the cap heads-up (23 capped heads-up streets in real hands):
+    its profile says so, and a fifth bet heads-up is a finding."""
+    finding = only(findings_of(with_betting(hand(FIXED_LIMIT), HEADS_UP_RAISING)))
+    assert (finding["kind"], finding["player"], finding["recorded"]) == ("raise_cap", "Player_8", 5)
 
 
 @needs_corpus
