@@ -16,12 +16,18 @@ What PartyPoker prints, and so what this parser records (site-formats.md, "Party
   pot`` (high or unsplit), ``wins Lo (640 chips) from the main pot`` (labelled low half),
   ``from the side pot 1``. An uncalled bet is never returned in the text: it is part of the won
   amount (``$239`` = $200 pot + $40 unreturned bet − $1 rake), so it is kept as the collection.
-- No summary, no total pot, no rake: ``hands.total_pot`` and ``hands.rake`` are null.
+- No summary, no total pot, no rake: ``hands.total_pot`` and ``hands.rake`` are null (the 2023
+  layout prints them).
 - A small blind that folds to a big blind all-in for less gets its unmatched chips back without
   a line (nobody left can win them): an ``uncalled_return`` is added for it
   (:func:`folded_excess_returns`). A big blind posted all-in for less (the player's whole stack)
   does not set the table's big blind; the fixed-limit small bet or the pot-limit buy-in label
   (100 big blinds) does then.
+- The 2023 layout (``***** Hand History For Game 1676832422659jxi26omnah *****``, ``0.05/0.10
+  Omaha Hi/Lo Game Table (PL) - Sun Feb 19 13:45:49 EST 2023``) is another text: its hands are
+  told apart by their header and read by :func:`_modern_parts`, which says what it prints (no
+  payout in the body; a summary with the pots net of rake, the rake and each player's balance
+  and total collected). The older layouts' hands of the same block are read as before.
 
 Shared building blocks
 ----------------------
@@ -554,9 +560,10 @@ def folded_excess_returns(actions: pl.DataFrame) -> pl.DataFrame:
 
 PARTY_GAME = "Omaha Hi-Lo"
 GAME_NUMBER = r"^#Game No : (?P<number>\d+)$"
-HISTORY_LINE = r"^\*{5} Hand History [Ff]or Game (?P<number>\d+) \*{5}"
-_PARTY_SNIFF = re.compile(r"^\*{5} Hand History [Ff]or Game \d+ \*{5}", re.MULTILINE)
-_ANCHOR = r"^(?:#Game No : (\d+)$|\*{5} Hand History [Ff]or Game (\d+) \*{5})"
+# Game numbers are digits until the 2023 layout, which prints "1676832422659jxi26omnah".
+HISTORY_LINE = r"^\*{5} Hand History [Ff]or Game (?P<number>[0-9A-Za-z]+) \*{5}"
+_PARTY_SNIFF = re.compile(r"^\*{5} Hand History [Ff]or Game [0-9A-Za-z]+ \*{5}", re.MULTILINE)
+_ANCHOR = r"^(?:#Game No : (\d+)$|\*{5} Hand History [Ff]or Game ([0-9A-Za-z]+) \*{5})"
 
 PARTY_HEADER = (
     r"^(?:"
@@ -750,6 +757,19 @@ def anchor_starts(lines: pl.Series, anchor: str) -> np.ndarray:
 
 
 def _party_parts(frame: pl.DataFrame) -> BlockParts:
+    """The block's hands in the layouts before 2023 and in the 2023 layout, read apart."""
+    modern = _modern_hand_numbers(frame)
+    if modern.height == 0:
+        return _legacy_parts(frame)
+    is_modern = pl.col("hand").is_in(modern["hand"].implode())
+    new = _modern_parts(frame.filter(is_modern))
+    if frame.filter(~is_modern & (pl.col("hand") >= 0)).height == 0:
+        return _with_frame(new, frame)
+    return _merged_parts(frame, _legacy_parts(frame.filter(~is_modern)), new)
+
+
+def _legacy_parts(frame: pl.DataFrame) -> BlockParts:
+    """Hands in the layouts before 2023 (``#Game No : N``, ``$20/$40 USD FL Omaha Hi-Lo``)."""
     body = frame.filter(pl.col("hand") >= 0)
     patterns = [
         ("blank", r"^\s*$"),
@@ -1039,6 +1059,792 @@ def _party_board(lines: pl.DataFrame) -> pl.DataFrame:
     return (
         lines.filter((pl.col("kind") == "deal") & (pl.col("section") > 0))
         .select("hand", "line_no", cards=card_codes(pl.col("line").str.extract(PARTY_DEAL, 2)))
+        .sort("hand", "line_no")
+        .group_by("hand", maintain_order=True)
+        .agg(board=pl.col("cards").list.explode(keep_nulls=False, empty_as_null=False))
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# PartyPoker, 2023 layout
+# ---------------------------------------------------------------------------------------------
+
+O8_MODERN_GAMES = ("Omaha Hi/Lo", "Omaha Hi-Lo")
+# The line after the history line names a "Game Table" only in the 2023 layout.
+_MODERN_SHAPE = r"\bGame Table\b"
+_AMOUNT = r"[$€£]?\d[\d,]*(?:\.\d+)?"
+# "0.05/0.10 Omaha Hi/Lo Game Table (PL) - Sun Feb 19 13:45:49 EST 2023"; tournaments
+# "30/60 Tourney Texas Holdem Game Table (NL) (SNG JackPot Tournament #404130489)
+# (Buyin $4.6 + $0.4) - Wed Jan 08 11:09:55 EST 2025" (other exports of the same layout).
+MODERN_HEADER = (
+    r"^(?P<stakes>[$€£]?[\d.,]+/[$€£]?[\d.,]+) (?:Tourney )?(?P<game>.+?) Game Table"
+    r" \((?P<limit>FL|PL|NL)\)"
+    r"(?: \((?P<tournament_kind>[^()]+?) Tournament #(?P<tournament_id>\d+)\))?"
+    r"(?: \(Buyin (?P<buy_in>[^()]+)\))?"
+    r" +- +[A-Z][a-z]{2} (?P<month>[A-Z][a-z]{2}) (?P<day>\d{1,2}) (?P<time>\d{1,2}:\d{2}:\d{2})"
+    r" (?P<zone>[A-Z]+) (?P<year>\d{4})$"
+)
+# The game named by a header, understood or not: another game is skipped, not rejected.
+_MODERN_GAME = r"^[$€£]?[\d.,]+/[$€£]?[\d.,]+ (?:Tourney )?(.+?) Game Table\b"
+MODERN_TABLE = (
+    r"^Table (?P<table_name>.+?) +\((?:Real|Play) Money\)"
+    r" -- Seat (?P<button_seat>\d+) is the button$"
+)
+MODERN_SEAT = rf"^Seat (?P<seat>\d+): (?P<player>.+) \((?P<stack>{_AMOUNT})\)$"
+MODERN_DEAL = (
+    r"^\*\* Dealing (?P<street>down cards|Flop|Turn|River) \*\*(?: : +\[(?P<cards>[^\]]*)\])?$"
+)
+# Amounts in parentheses ("calls (0.30)") or bare ("calls 8070", "raises 0.35 to 0.40").
+MODERN_ACTION = (
+    r"^(?P<player>.+?) (?P<verb>posts small blind|posts big blind \+ dead|posts big blind"
+    r"|posts ante|calls|bets|raises|checks|folds)"
+    rf"(?: \((?P<amount>{_AMOUNT})\)| (?P<bare>{_AMOUNT})(?: to (?P<to>{_AMOUNT}))?)?$"
+)
+MODERN_ALL_IN = r"^(?P<player>.+?) is all-In\.?$"
+# "Creating Main Pot with $ 38.50 with Player2, Hero" (printed when a player is all-in).
+MODERN_POT_CREATED = (
+    r"^Creating (?P<pot>Main Pot|Side Pot \d+) with +(?P<amount>[$€£]? ?\d[\d,]*(?:\.\d+)?)"
+    r" with (?P<players>.+)$"
+)
+MODERN_SUMMARY = r"^\*\* Summary \*\*$"
+MODERN_POTS = (
+    rf"^Main Pot: {_AMOUNT}(?: Side Pot \d+: {_AMOUNT})*(?: Rake: (?P<rake>{_AMOUNT}))?$"
+)
+_MODERN_POT_PART = rf"(?:Main|Side) Pot(?: \d+)?: {_AMOUNT}"
+MODERN_BOARD = r"^Board: \[(?P<cards>[^\]]*)\]$"
+# "Player1 balance $14.91, bet $0.97, collected $2.23, net +$1.26[ Ad, 5c, 4s, Th ]
+# [ a pair of aces -- Ad,As,Kc,Th,8h ]"; "P balance $4.59, lost $0.40 (folded)"; "P balance
+# $21.97, didn't bet (folded)"; "P balance 153140, sits out". A cash-out ("P Cashed out balance
+# …") is not read: the site paid it, not the pot, and the hand is quarantined.
+MODERN_RESULT = (
+    rf"^(?P<player>.+?) balance (?P<balance>{_AMOUNT}), (?:"
+    r"(?P<sits>sits out)"
+    r"|(?P<no_bet>didn't bet) \(folded\)"
+    rf"|lost (?P<lost>{_AMOUNT})(?P<lost_folded> \(folded\))?"
+    rf"|bet (?P<bet>{_AMOUNT}), collected (?P<collected>{_AMOUNT}), net (?P<net>[+-]?{_AMOUNT})"
+    r")(?: ?\[(?P<cards>[^\]]*)\](?: \[ ?(?P<desc>[^\]]*?) ?\])?)?$"
+)
+_MODERN_STREETS = {"down cards": 0, "Flop": 1, "Turn": 2, "River": 3}
+_CURRENCIES = {"$": "USD", "€": "EUR", "£": "GBP"}
+# Lines that belong before the summary, and lines of the summary.
+_BODY_KINDS = ("table", "players", "seat", "deal", "dealt", "all_in", "action", "pot_created")
+_SUMMARY_KINDS = ("pots", "board", "result")
+# Lines a hand prints once.
+_SINGLE_KINDS = ("table", "players", "summary", "pots", "board")
+
+
+def _modern_hand_numbers(frame: pl.DataFrame) -> pl.DataFrame:
+    """Hands (``hand``) whose history line is followed by a 2023-layout header."""
+    return (
+        frame.filter(pl.col("hand") >= 0)
+        .with_columns(next_line=pl.col("line").shift(-1).over("hand"))
+        .filter(
+            pl.col("line").str.contains(HISTORY_LINE)
+            & pl.col("next_line").fill_null("").str.contains(_MODERN_SHAPE)
+        )
+        .select("hand")
+        .unique()
+    )
+
+
+def _with_frame(parts: BlockParts, frame: pl.DataFrame) -> BlockParts:
+    parts.frame = frame
+    return parts
+
+
+def _merged_parts(frame: pl.DataFrame, old: BlockParts, new: BlockParts) -> BlockParts:
+    """One block's parts from the parts of its hands in each layout."""
+
+    def both(first: pl.DataFrame, second: pl.DataFrame) -> pl.DataFrame:
+        return pl.concat([first, second], how="diagonal_relaxed")
+
+    unknown = [part for part in (old.unknown_lines, new.unknown_lines) if part is not None]
+    return BlockParts(
+        frame=frame,
+        headers=both(old.headers, new.headers),
+        hands=both(old.hands, new.hands),
+        seats=both(old.seats, new.seats),
+        actions=both(old.actions, new.actions),
+        collections=both(old.collections, new.collections),
+        showdowns=both(old.showdowns, new.showdowns),
+        sightings=both(old.sightings, new.sightings),
+        problems=[*old.problems, *new.problems],
+        unknown_lines=pl.concat(unknown, how="diagonal_relaxed") if unknown else None,
+        preamble_ignorable=old.preamble_ignorable,
+    )
+
+
+def _first_reason(frame: pl.DataFrame, reason: pl.Expr) -> pl.DataFrame:
+    """One (hand, reason) per hand: the first row's (rows in line order)."""
+    return (
+        frame.select("hand", reason=reason)
+        .filter(pl.col("reason").is_not_null())
+        .unique("hand", keep="first", maintain_order=True)
+    )
+
+
+def _modern_parts(frame: pl.DataFrame) -> BlockParts:
+    """Hands in the 2023 layout (``***** Hand History For Game 1676832422659jxi26omnah *****``).
+
+    - Header ``0.05/0.10 Omaha Hi/Lo Game Table (PL) - Sun Feb 19 13:45:49 EST 2023``: the
+      stakes are the blinds at pot and no limit (presumably the bets at fixed limit, as in the
+      older layouts: the blinds then come from the posts); no currency is printed, so a cash
+      hand's currency is the symbol of its seat amounts (``Seat 1: Player6 ($4.99)``), and a
+      hand without one is quarantined. Another game (``Omaha Hi``, ``Texas Holdem``) is skipped.
+    - ``Table Fremont 14 (Real Money) -- Seat 1 is the button`` holds table and button.
+    - Action amounts carry no currency: ``calls (0.30)`` and ``bets (0.57)`` add what they say;
+      ``raises 0.35 to 0.40`` is read by its street total (0.40): the first number is the chips
+      added in some real exports and the raise over the bet faced in others, so it is never
+      used (the summary balances check every player's chips). ``P is all-In.`` marks the
+      player's action before it.
+    - The body prints no payout. The summary does: ``Main Pot: $2.23 Rake: $0.11`` (the pot is
+      net of the rake: $2.34 was put in; ``Side Pot n: $x`` parts may follow the main pot), the
+      board again, and one line per seated player with the balance after the hand and what the
+      player put in and collected, the shown cards and the high hand's description. A
+      ``collected`` amount is the player's total over pots and halves (no pot or half named),
+      and it includes a bet nobody called, as the older layouts' ``wins``: it is stored as the
+      player's one collection (``pot_index`` and ``half`` null).
+    - ``hands.total_pot`` holds the sum of the printed pots (``Main Pot`` plus any ``Side Pot
+      n``) as printed: net of the rake, and without the unmatched bets that ``collected``
+      includes; ``hands.side_pots`` the printed pots when there is more than one; ``hands.rake``
+      the printed rake (null when the site prints none, as in tournaments).
+    - Every summary line is checked against the actions: chips put in (less a silent return)
+      = start stack − balance + collected, and ``bet``/``lost``/``didn't bet``/``net`` agree;
+      a ``Creating Main Pot with …`` line must name the summary's amount; the summary board
+      must be the board dealt; the five cards of a description must be the player's or the
+      board's. A hand whose text contradicts itself is quarantined.
+    - ``P balance 153140, sits out``: the seat was not dealt in (``sitting_out``).
+    """
+    body = frame.filter(pl.col("hand") >= 0)
+    patterns = [
+        ("blank", r"^\s*$"),
+        ("history", HISTORY_LINE),
+        ("table", MODERN_TABLE),
+        ("players", PARTY_PLAYERS),
+        ("seat", MODERN_SEAT),
+        ("deal", MODERN_DEAL),
+        ("dealt", PARTY_DEALT),
+        ("all_in", MODERN_ALL_IN),
+        ("action", MODERN_ACTION),
+        ("pot_created", MODERN_POT_CREATED),
+        ("summary", MODERN_SUMMARY),
+        ("pots", MODERN_POTS),
+        ("board", MODERN_BOARD),
+        ("result", MODERN_RESULT),
+    ]
+    lines = body.with_columns(kind=classify(body, patterns, "unknown"))
+    # The header is the line after the history line (whatever it looks like).
+    history_at = (
+        lines.filter(pl.col("kind") == "history")
+        .group_by("hand")
+        .agg(history_line=pl.col("line_no").first())
+    )
+    lines = (
+        lines.join(history_at, on="hand", how="left")
+        .sort("line_no")
+        .with_columns(
+            kind=pl.when(pl.col("line_no") == pl.col("history_line") + 1)
+            .then(pl.lit("header"))
+            .otherwise(pl.col("kind"))
+        )
+        .drop("history_line")
+    )
+    # A cash-out ("Player2 Cashed out balance $23.01, …") is money the site paid, not the pot.
+    lines = lines.with_columns(
+        kind=pl.when(
+            (pl.col("kind") == "result") & pl.col("line").str.contains(" Cashed out balance ")
+        )
+        .then(pl.lit("unknown"))
+        .otherwise(pl.col("kind"))
+    )
+    deal = lines["line"].str.extract(MODERN_DEAL, 1)
+    lines = lines.with_columns(
+        section=sections(
+            lines, deal.replace_strict(_MODERN_STREETS, default=None, return_dtype=pl.Int8), 0
+        )
+    )
+
+    # -- header ---------------------------------------------------------------------------------
+    numbers = lines.filter(pl.col("is_start")).select(
+        "hand", hand_id=pl.col("line").str.extract(HISTORY_LINE, 1)
+    )
+    header_lines = lines.filter(pl.col("kind") == "header").select("hand", "line")
+    parsed = (
+        numbers.join(header_lines, on="hand", how="left")
+        .with_columns(pl.col("line").str.extract_groups(MODERN_HEADER).alias("h"))
+        .unnest("h")
+        .with_columns(named_game=pl.col("line").str.extract(_MODERN_GAME, 1))
+    )
+    game = pl.coalesce("game", "named_game")
+    understood = pl.col("limit").is_not_null()
+    is_o8 = game.is_in(list(O8_MODERN_GAMES)).fill_null(False)
+    is_tournament = pl.col("tournament_id").is_not_null()
+    parsed = parsed.with_columns(
+        header_ok=pl.col("hand_id").is_not_null() & (understood | (game.is_not_null() & ~is_o8)),
+        game=game.fill_null(pl.col("line").fill_null("").str.slice(0, 80)),
+        is_o8=is_o8,
+        money_scale=pl.when(is_tournament).then(1).otherwise(100),
+    )
+    headers = parsed.select("hand", "hand_id", "header_ok", "game", "is_o8")
+    scale_of = parsed.select("hand", "money_scale")
+    scale = pl.col("money_scale")
+
+    # -- seats and the currency of their amounts ----------------------------------------------
+    seat_fields = (
+        lines.filter(pl.col("kind") == "seat")
+        .select("hand", pl.col("line").str.extract_groups(MODERN_SEAT).alias("s"))
+        .unnest("s")
+        .join(scale_of, on="hand", how="left")
+    )
+    symbols = seat_fields.group_by("hand").agg(
+        symbols=pl.col("stack").str.extract(r"^([$€£])", 1).drop_nulls().unique(),
+        bare=pl.col("stack").str.contains(r"^\d").any(),
+    )
+    currency_of = symbols.select(
+        "hand",
+        symbol_currency=pl.when((pl.col("symbols").list.len() == 1) & ~pl.col("bare")).then(
+            pl.col("symbols")
+            .list.first()
+            .replace_strict(_CURRENCIES, default=None, return_dtype=pl.String)
+        ),
+    )
+
+    # -- actions --------------------------------------------------------------------------------
+    acts = (
+        lines.filter(pl.col("kind") == "action")
+        .select(
+            "hand", "line_no", "section",
+            pl.col("line").str.extract_groups(MODERN_ACTION).alias("a"),
+        )
+        .unnest("a")
+        .join(scale_of, on="hand", how="left")
+        .with_columns(
+            kind=pl.col("verb").replace_strict(_PARTY_VERBS, default=None),
+            amount_text=pl.coalesce("amount", "bare"),
+        )
+        .with_columns(
+            amount=amount_value(pl.col("amount_text"), scale),
+            to=amount_value(pl.col("to"), scale),
+            is_all_in=pl.lit(False),
+            sub=pl.lit(0),
+        )
+    )
+    action_problems = _first_reason(
+        acts.sort("hand", "line_no"),
+        pl.when(pl.col("kind").is_in(["fold", "check"]) & pl.col("amount_text").is_not_null())
+        .then(pl.lit("an amount on a fold or check: ") + pl.col("player"))
+        .when((pl.col("kind") != "raise") & pl.col("to").is_not_null())
+        .then(pl.lit("a street total on an action that is not a raise: ") + pl.col("player"))
+        .when(pl.col("to").is_null() & pl.col("bare").is_not_null() & (pl.col("kind") == "raise"))
+        .then(pl.lit("a raise without its street total: ") + pl.col("player"))
+        .when(pl.col("amount_text").is_not_null() & pl.col("amount").is_null())
+        .then(pl.lit("unreadable amount: ") + pl.col("player")),
+    )
+    # "P is all-In." marks the player's last action before it.
+    markers = (
+        lines.filter(pl.col("kind") == "all_in")
+        .select("hand", "line_no", player=pl.col("line").str.extract(MODERN_ALL_IN, 1))
+        .sort("line_no")
+    )
+    marked = markers.join_asof(
+        acts.filter(pl.col("kind").is_in(list(LIVE_KINDS)))
+        .select("hand", "player", pl.col("line_no").alias("action_line"))
+        .sort("action_line"),
+        left_on="line_no",
+        right_on="action_line",
+        by=["hand", "player"],
+        strategy="backward",
+        check_sortedness=False,  # sorted by line number, so within each group too
+    )
+    all_in_problems = _first_reason(
+        marked.sort("hand", "line_no"),
+        pl.when(pl.col("action_line").is_null()).then(
+            pl.lit("all-in line without a bet before it: ") + pl.col("player")
+        ),
+    )
+    all_in_lines = marked.filter(pl.col("action_line").is_not_null()).select(
+        "hand", line_no="action_line", marked=pl.lit(True)
+    ).unique()
+    acts = (
+        acts.join(all_in_lines, on=["hand", "line_no"], how="left")
+        .with_columns(is_all_in=pl.col("marked").fill_null(False))
+        .drop("marked")
+    )
+
+    # -- stakes, blinds and the hand row ------------------------------------------------------
+    stacks = seat_fields.select(
+        "hand", "player", stack_start=amount_value(pl.col("stack"), pl.col("money_scale"))
+    ).unique(["hand", "player"], keep="first")
+    full = (pl.col("amount") < pl.col("stack_start")).fill_null(True)
+    posted = (
+        acts.join(stacks, on=["hand", "player"], how="left")
+        .group_by("hand")
+        .agg(
+            posted_sb=pl.col("amount").filter(pl.col("kind") == "post_sb").max(),
+            posted_bb=pl.col("amount").filter((pl.col("kind") == "post_bb") & full).max(),
+            short_bb=pl.col("amount").filter(pl.col("kind") == "post_bb").max(),
+            posted_ante=pl.col("amount").filter(pl.col("kind") == "ante").max(),
+        )
+    )
+    stakes = pl.col("stakes").str.split("/")
+    first_stake = amount_value(stakes.list.get(0, null_on_oob=True), scale)
+    second_stake = amount_value(stakes.list.get(1, null_on_oob=True), scale)
+    is_fixed = pl.col("limit") == "FL"
+    pots_fields = (
+        lines.filter(pl.col("kind") == "pots")
+        .unique("hand", keep="first", maintain_order=True)
+        .join(scale_of, on="hand", how="left")
+        .select(
+            "hand",
+            rake_text=pl.col("line").str.extract(MODERN_POTS, 1),
+            pots=pl.col("line")
+            .str.extract_all(_MODERN_POT_PART)
+            .list.eval(pl.element().str.replace(r"^.*?: ", "")),
+            money_scale="money_scale",
+        )
+        .explode("pots")
+        .with_columns(pot=amount_value(pl.col("pots"), scale))
+        .group_by("hand", maintain_order=True)
+        .agg(
+            printed_pots=pl.col("pot"),
+            rake_text=pl.col("rake_text").first(),
+            rake=amount_value(pl.col("rake_text").first(), pl.col("money_scale").first()),
+            bad_pots=pl.col("pot").is_null().any(),
+        )
+        .with_columns(
+            bad_pots=pl.col("bad_pots")
+            | (pl.col("rake_text").is_not_null() & pl.col("rake").is_null())
+        )
+    )
+    dealt_board = _modern_board(lines)
+    summary_board = (
+        lines.filter(pl.col("kind") == "board")
+        .unique("hand", keep="first", maintain_order=True)
+        .select(
+            "hand",
+            summary_board=card_codes(pl.col("line").str.extract(MODERN_BOARD, 1)).fill_null(
+                _EMPTY_CARDS
+            ),
+        )
+    )
+    hands = (
+        parsed.join(posted, on="hand", how="left")
+        .join(currency_of, on="hand", how="left")
+        .join(first_per_hand(lines, "table", MODERN_TABLE), on="hand", how="left")
+        .join(first_per_hand(lines, "players", PARTY_PLAYERS), on="hand", how="left")
+        .join(dealt_board, on="hand", how="left")
+        .join(summary_board, on="hand", how="left")
+        .join(pots_fields, on="hand", how="left")
+        .join(
+            lines.filter(pl.col("is_start")).select("hand", source_offset="offset"),
+            on="hand",
+            how="left",
+        )
+        .with_columns(
+            # Pot and no limit: the stakes are the blinds. Fixed limit: the bets.
+            small_bet=pl.when(is_fixed).then(first_stake),
+            big_bet=pl.when(is_fixed).then(second_stake),
+            small_blind=pl.when(is_fixed).then(pl.col("posted_sb")).otherwise(first_stake),
+            big_blind=pl.when(is_fixed)
+            .then(pl.coalesce(pl.col("posted_bb"), first_stake, pl.col("short_bb")))
+            .otherwise(second_stake),
+        )
+        .select(
+            "hand",
+            "hand_id",
+            "source_offset",
+            "small_blind",
+            "big_blind",
+            "small_bet",
+            "big_bet",
+            "table_name",
+            "summary_board",
+            "bad_pots",
+            tournament_id="tournament_id",
+            limit_type="limit",
+            currency=pl.when(is_tournament)
+            .then(pl.lit("CHIPS"))
+            .otherwise(pl.col("symbol_currency")),
+            money_scale=pl.col("money_scale").cast(pl.Int32),
+            ante=pl.col("posted_ante"),
+            max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
+            button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
+            started_at=local_time_to_utc(
+                pl.concat_str("year", "month", "day", "time", separator=" "),
+                pl.col("zone"),
+                fmt="%Y %b %d %H:%M:%S",
+                zones=parsed["zone"].drop_nulls().unique().to_list(),
+            ),
+            time_zone="zone",
+            level=pl.lit(None, dtype=pl.String),
+            buy_in="buy_in",
+            board=pl.col("board").fill_null(_EMPTY_CARDS),
+            # The printed pots as printed: see the docstring (net of rake and unmatched bets).
+            total_pot=pl.col("printed_pots").list.sum(),
+            rake="rake",
+            side_pots=pl.when(pl.col("printed_pots").list.len() > 1).then(
+                pl.col("printed_pots")
+            ),
+        )
+    )
+
+    big_blind = hands.select("hand", "big_blind")
+    both = acts.filter(pl.col("kind") == "post_both").join(big_blind, on="hand", how="left")
+    action_columns = [
+        "hand", "line_no", "sub", "section", "player", "kind", "amount", "to", "is_all_in"
+    ]  # fmt: skip
+    acts = pl.concat(
+        [
+            acts.filter(pl.col("kind") != "post_both").select(action_columns),
+            both.with_columns(
+                kind=pl.lit("post_dead"), amount=pl.col("amount") - pl.col("big_blind")
+            ).select(action_columns),
+            both.with_columns(
+                kind=pl.lit("post_bb"), amount=pl.col("big_blind"), sub=pl.lit(1)
+            ).select(action_columns),
+        ],
+        how="vertical_relaxed",
+    ).rename({"section": "street"})
+
+    # -- the summary's player lines -------------------------------------------------------------
+    results = (
+        lines.filter(pl.col("kind") == "result")
+        .select(
+            "hand", "line_no", "section",
+            pl.col("line").str.extract_groups(MODERN_RESULT).alias("r"),
+        )
+        .unnest("r")
+        .join(scale_of, on="hand", how="left")
+        .with_columns(
+            balance_value=amount_value(pl.col("balance"), scale),
+            lost_value=amount_value(pl.col("lost"), scale),
+            bet_value=amount_value(pl.col("bet"), scale),
+            collected_value=amount_value(pl.col("collected"), scale),
+            net_value=amount_value(pl.col("net").str.strip_chars_start("+-"), scale)
+            * pl.when(pl.col("net").str.starts_with("-")).then(-1).otherwise(1),
+            folded=pl.col("no_bet").is_not_null() | pl.col("lost_folded").is_not_null(),
+            sits_out=pl.col("sits").is_not_null(),
+            cards=card_codes(pl.col("cards")),
+            high_desc=pl.coalesce(
+                pl.col("desc").str.extract(r"^(.*?) -- ", 1), pl.col("desc")
+            ).str.strip_chars(),
+            best_five=card_codes(pl.col("desc").str.extract(r" -- (.*)$", 1)),
+        )
+    )
+    unreadable_results = _first_reason(
+        results,
+        pl.when(
+            pl.col("balance_value").is_null()
+            | (pl.col("lost").is_not_null() & pl.col("lost_value").is_null())
+            | (pl.col("bet").is_not_null() & pl.col("bet_value").is_null())
+            | (pl.col("collected").is_not_null() & pl.col("collected_value").is_null())
+            | (pl.col("net").is_not_null() & pl.col("net_value").is_null())
+        ).then(pl.lit("unreadable summary amount: ") + pl.col("player")),
+    )
+    collections = results.filter(pl.col("collected_value").fill_null(0) > 0).select(
+        "hand",
+        "line_no",
+        "player",
+        amount="collected_value",
+        pot_index=pl.lit(None, dtype=pl.Int8),
+        half=pl.lit(None, dtype=pl.String),
+        board_index=pl.lit(0, dtype=pl.Int8),
+    )
+    shown = results.filter(pl.col("cards").is_not_null() & ~pl.col("folded"))
+    showdowns = shown.select(
+        "hand",
+        "line_no",
+        "player",
+        "cards",
+        high_desc=pl.when(pl.col("high_desc") != "").then(pl.col("high_desc")),
+        low_desc=pl.lit(None, dtype=pl.String),
+        board_index=pl.lit(0, dtype=pl.Int8),
+    )
+    shows = shown.select(
+        "hand", "line_no", sub=pl.lit(0), street="section", player="player",
+        kind=pl.lit("show"), amount=pl.lit(None, dtype=pl.Int64), to=pl.lit(None, dtype=pl.Int64),
+        is_all_in=pl.lit(False),
+    )  # fmt: skip
+    # A player who reached the end without folding, lost and showed nothing, while another
+    # showed, gave the pot up: a muck.
+    showers = shown.select("hand", shower="player").unique()
+    mucks = (
+        results.filter(
+            pl.col("lost").is_not_null() & ~pl.col("folded") & pl.col("cards").is_null()
+        )
+        .join(showers, on="hand", how="inner")
+        .filter(pl.col("shower") != pl.col("player"))
+        .unique(["hand", "line_no"])
+        .select(
+            "hand", "line_no", sub=pl.lit(0), street="section", player="player",
+            kind=pl.lit("muck"), amount=pl.lit(None, dtype=pl.Int64),
+            to=pl.lit(None, dtype=pl.Int64), is_all_in=pl.lit(False),
+        )  # fmt: skip
+    )
+    actions = pl.concat([acts, shows, mucks], how="vertical_relaxed")
+
+    # Chips each player put in: raises are read by their street totals; a folded bettor's
+    # unmatched chips come back silently (the summary's "lost" shows they did).
+    derived = _street_totals(
+        actions.sort("hand", "line_no", "sub").with_columns(
+            street=pl.col("street").clip(0, 3).cast(pl.Int8)
+        )
+    )
+    returns = folded_excess_returns(
+        derived.select("hand", "line_no", "street", "player", "kind", "amount")
+    )
+    actions = pl.concat([actions, returns.select(actions.columns)], how="vertical_relaxed")
+    money_in = pl.col("kind").is_in([*LIVE_KINDS, "post_dead", "ante"])
+    put_in = (
+        pl.concat(
+            [
+                derived.select("hand", "player", "kind", "amount"),
+                returns.select("hand", "player", "kind", "amount"),
+            ],
+            how="vertical_relaxed",
+        )
+        .group_by("hand", "player")
+        .agg(
+            put_in=(
+                pl.col("amount").filter(money_in).sum()
+                - pl.col("amount").filter(pl.col("kind") == "uncalled_return").sum()
+            ),
+            acted=pl.len(),
+        )
+    )
+
+    seats = (
+        seat_fields.select(
+            "hand",
+            "player",
+            seat=pl.col("seat").cast(pl.Int16, strict=False),
+            stack_start=amount_value(pl.col("stack"), pl.col("money_scale")),
+        )
+        .join(
+            results.filter(pl.col("sits_out"))
+            .select("hand", "player", sitting_out=pl.lit(True))
+            .unique(["hand", "player"]),
+            on=["hand", "player"],
+            how="left",
+        )
+        .with_columns(sitting_out=pl.col("sitting_out").fill_null(False))
+    )
+    dealt = (
+        lines.filter(pl.col("kind") == "dealt")
+        .select("hand", "line_no", pl.col("line").str.extract_groups(PARTY_DEALT).alias("d"))
+        .unnest("d")
+        .select("hand", "line_no", "player", cards=card_codes(pl.col("cards")), dealt=pl.lit(True))
+    )
+    sightings = pl.concat(
+        [
+            dealt,
+            results.filter(pl.col("cards").is_not_null()).select(
+                "hand", "line_no", "player", "cards", dealt=pl.lit(False)
+            ),
+        ]
+    )
+
+    # -- checks: the summary against the actions, and the hand's structure ---------------------
+    checked = (
+        results.join(stacks, on=["hand", "player"], how="left")
+        .join(put_in, on=["hand", "player"], how="left")
+        .with_columns(put_in=pl.col("put_in").fill_null(0), acted=pl.col("acted").fill_null(0))
+    )
+    collected = pl.col("collected_value").fill_null(0)
+    balance_problems = _first_reason(
+        checked.sort("hand", "line_no"),
+        pl.when(pl.col("stack_start").is_null())
+        .then(pl.lit("summary line of a player not seated: ") + pl.col("player"))
+        .when(pl.col("sits_out") & (pl.col("acted") > 0))
+        .then(pl.lit("a player sitting out acted: ") + pl.col("player"))
+        .when(
+            (pl.col("stack_start") - pl.col("put_in") + collected != pl.col("balance_value"))
+            | (pl.col("lost").is_not_null() & (pl.col("lost_value") != pl.col("put_in")))
+            | (pl.col("bet").is_not_null() & (pl.col("bet_value") != pl.col("put_in")))
+            | (
+                pl.col("net").is_not_null()
+                & (pl.col("net_value") != collected - pl.col("bet_value"))
+            )
+            | ((pl.col("no_bet").is_not_null() | pl.col("sits_out")) & (pl.col("put_in") != 0))
+        )
+        .then(pl.lit("summary line differs from the actions: ") + pl.col("player")),
+    )
+    seated_results = (
+        seat_fields.select("hand", "player", seat_line=pl.lit(True))
+        .join(
+            results.group_by("hand", "player").agg(result_lines=pl.len()),
+            on=["hand", "player"],
+            how="left",
+        )
+    )
+    missing_results = _first_reason(
+        seated_results,
+        pl.when(pl.col("result_lines").is_null())
+        .then(pl.lit("no summary line for a seated player: ") + pl.col("player"))
+        .when(pl.col("result_lines") > 1)
+        .then(pl.lit("more than one summary line for a player: ") + pl.col("player")),
+    )
+    # The five cards of a description are the player's or the board's.
+    hole_and_board = (
+        results.filter(pl.col("best_five").is_not_null())
+        .join(hands.select("hand", "board"), on="hand", how="left")
+        .with_columns(
+            outside=pl.col("best_five")
+            .list.set_difference(pl.concat_list(pl.col("cards").fill_null(_EMPTY_CARDS), "board"))
+            .list.len()
+        )
+    )
+    description_problems = _first_reason(
+        hole_and_board.sort("hand", "line_no"),
+        pl.when(
+            (pl.col("best_five").list.len() != 5)
+            | (pl.col("best_five").list.n_unique() != 5)
+            | (pl.col("outside") > 0)
+        ).then(pl.lit("described cards are not the player's or the board's: ") + pl.col("player")),
+    )
+    pot_parts = (
+        lines.filter(pl.col("kind") == "pots")
+        .select("hand", part=pl.col("line").str.extract_all(_MODERN_POT_PART))
+        .explode("part")
+        .join(scale_of, on="hand", how="left")
+        .select(
+            "hand",
+            pot=pl.col("part").str.extract(r"^(.*?): ", 1),
+            summary_amount=amount_value(pl.col("part").str.extract(r": (.*)$", 1), scale),
+        )
+    )
+    created = (
+        lines.filter(pl.col("kind") == "pot_created")
+        .select(
+            "hand", "line_no", pl.col("line").str.extract_groups(MODERN_POT_CREATED).alias("c")
+        )
+        .unnest("c")
+        .join(scale_of, on="hand", how="left")
+        .with_columns(amount=amount_value(pl.col("amount").str.replace(" ", ""), scale))
+    )
+    created_players = (
+        created.select("hand", "line_no", player=pl.col("players").str.split(", "))
+        .explode("player")
+        .join(
+            stacks.select("hand", "player", seated=pl.lit(True)), on=["hand", "player"], how="left"
+        )
+        .filter(pl.col("seated").is_null())
+        .select("hand", "line_no", stranger="player")
+        .unique(["hand", "line_no"], keep="first")
+    )
+    pot_problems = _first_reason(
+        created.join(pot_parts, on=["hand", "pot"], how="left")
+        .join(created_players, on=["hand", "line_no"], how="left")
+        .sort("hand", "line_no"),
+        pl.when(pl.col("stranger").is_not_null())
+        .then(pl.lit("pot created for a player not seated: ") + pl.col("stranger"))
+        .when(
+            pl.col("amount").is_null()
+            | (pl.col("amount") != pl.col("summary_amount")).fill_null(True)
+        )
+        .then(pl.lit("created pot differs from the summary's: ") + pl.col("pot")),
+    )
+    summary_at = (
+        lines.filter(pl.col("kind") == "summary")
+        .group_by("hand")
+        .agg(summary_line=pl.col("line_no").min())
+    )
+    placement_problems = _first_reason(
+        lines.filter(pl.col("kind").is_in([*_BODY_KINDS, *_SUMMARY_KINDS]))
+        .join(summary_at, on="hand", how="left")
+        .sort("hand", "line_no"),
+        pl.when(
+            pl.col("kind").is_in(list(_BODY_KINDS))
+            & (pl.col("line_no") > pl.col("summary_line")).fill_null(False)
+        )
+        .then(pl.lit("a line of the hand after its summary: ") + pl.col("line").str.slice(0, 80))
+        .when(
+            pl.col("kind").is_in(list(_SUMMARY_KINDS))
+            & (pl.col("line_no") < pl.col("summary_line")).fill_null(True)
+        )
+        .then(pl.lit("a summary line before the summary: ") + pl.col("line").str.slice(0, 80)),
+    )
+    structure = lines.group_by("hand").agg(
+        has_deal=((pl.col("kind") == "deal") & (pl.col("section") == 0)).any(),
+        has_summary=(pl.col("kind") == "summary").any(),
+        has_pots=(pl.col("kind") == "pots").any(),
+        repeated=pl.col("kind")
+        .filter(pl.col("kind").is_in(list(_SINGLE_KINDS)))
+        .is_duplicated()
+        .any(),
+    )
+    paid = collections.group_by("hand").agg(paid=pl.col("amount").sum())
+    board = pl.col("board")
+    checks = (
+        hands.join(structure, on="hand", how="left")
+        .join(paid, on="hand", how="left")
+        .select(
+            "hand",
+            reason=pl.when(~pl.col("has_deal").fill_null(False))
+            .then(pl.lit("truncated hand: no cards dealt"))
+            .when(~pl.col("has_summary").fill_null(False))
+            .then(pl.lit("truncated hand: no summary"))
+            .when(~pl.col("has_pots").fill_null(False))
+            .then(pl.lit("truncated hand: no pot line in the summary"))
+            .when(pl.col("paid").is_null())
+            .then(pl.lit("truncated hand: nobody collected in the summary"))
+            .when(pl.col("repeated").fill_null(False))
+            .then(pl.lit("a line printed once per hand is repeated"))
+            .when(pl.col("button_seat").is_null())
+            .then(pl.lit("no button seat"))
+            .when(pl.col("table_name").is_null())
+            .then(pl.lit("table line missing"))
+            .when(pl.col("started_at").is_null())
+            .then(pl.lit("unreadable start time"))
+            .when(pl.col("big_blind").is_null() | pl.col("small_blind").is_null())
+            .then(pl.lit("unreadable stakes"))
+            .when(pl.col("currency").is_null())
+            .then(pl.lit("unknown currency: no single currency symbol on the seat amounts"))
+            .when(pl.col("bad_pots").fill_null(True))
+            .then(pl.lit("unreadable pot or rake amount"))
+            .when(board.list.drop_nulls().list.len() < board.list.len())
+            .then(pl.lit("unreadable board card"))
+            .when(board.list.len() > 5)
+            .then(pl.lit("more than five board cards"))
+            .when(
+                pl.col("summary_board").is_not_null()
+                & (pl.col("summary_board") != board).fill_null(True)
+            )
+            .then(pl.lit("summary board differs from the cards dealt")),
+        )
+        .filter(pl.col("reason").is_not_null())
+    )
+
+    return BlockParts(
+        frame=frame,
+        headers=headers,
+        hands=hands.drop("summary_board", "bad_pots"),
+        seats=seats,
+        actions=actions,
+        collections=collections,
+        showdowns=showdowns,
+        sightings=sightings,
+        problems=[
+            checks,
+            action_problems,
+            all_in_problems,
+            unreadable_results,
+            missing_results,
+            balance_problems,
+            pot_problems,
+            placement_problems,
+            description_problems,
+        ],
+        unknown_lines=unknown_lines(lines),
+        preamble_ignorable=r"^Game #\d+ starts\.$",
+    )
+
+
+def _modern_board(lines: pl.DataFrame) -> pl.DataFrame:
+    """Board cards from the 2023 layout's flop, turn and river lines, in order."""
+    return (
+        lines.filter((pl.col("kind") == "deal") & (pl.col("section") > 0))
+        .select("hand", "line_no", cards=card_codes(pl.col("line").str.extract(MODERN_DEAL, 2)))
         .sort("hand", "line_no")
         .group_by("hand", maintain_order=True)
         .agg(board=pl.col("cards").list.explode(keep_nulls=False, empty_as_null=False))

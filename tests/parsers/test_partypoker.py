@@ -19,7 +19,7 @@ from parsers.base import ParseResult, SiteParser
 from parsers.partypoker import PartyPokerParser
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
-from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus, variant_counts
+from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, needs_corpus, variant_counts
 
 TABLES = ("hands", "seats", "actions", "collections", "showdowns")
 MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
@@ -286,12 +286,19 @@ def test_golden_cash_fixed_limit_uncalled_bet_in_the_win() -> None:
 
 @needs_corpus
 def test_chip_balance_leaves_a_plausible_unprinted_rake() -> None:
-    """No total or rake is printed: Σ put in − Σ collected is the rake, 0 in tournaments and
-    at most 5 % of the pot in cash (the uncalled bet is inside the won amount)."""
-    implied = implied_rake(corpus_tables(PARTY, "PartyPoker"))
+    """Before 2023 no total or rake is printed: Σ put in − Σ collected is the rake, 0 in
+    tournaments and at most 5 % of the pot in cash (the uncalled bet is inside the won amount).
+    The 2023 layout prints its rake, and the chips left over are exactly that rake."""
+    tables = corpus_tables(PARTY, "PartyPoker")
+    implied = implied_rake(tables)
     assert implied.filter(pl.col("tournament_id").is_not_null())["rake"].to_list() == [0]
-    cash = implied.filter(pl.col("tournament_id").is_null())
-    assert cash.rows() == [("11354414824", None, 24000, 100)]  # $240 in, $239 paid
+    cash = implied.filter(pl.col("tournament_id").is_null()).sort("hand_id")
+    assert cash.rows() == [
+        ("11354414824", None, 24000, 100),  # $240 in, $239 paid
+        ("1676832422659jxi26omnah", None, 234, 11),  # $2.34 in, $2.23 paid, "Rake: $0.11"
+    ]
+    printed = tables["hands"].filter(pl.col("rake").is_not_null()).select("hand_id", "rake")
+    assert printed.rows() == [("1676832422659jxi26omnah", 11)]
 
 
 @needs_corpus
@@ -301,7 +308,8 @@ def test_audit_infers_the_unprinted_rake() -> None:
     findings = audit(tables)
     # The site prints no rake: the audit infers it (profile: rake_printed False). Player1
     # "wins $239 USD" of $240 put in: the $1 is the rake, and the uncalled $40 is inside the
-    # amount won (uncalled_printed True).
+    # amount won (uncalled_printed True). The 2023 hand prints its rake ($0.11), and Player1's
+    # "collected $2.23" is both halves (a pair of aces; 6-5-4-3-A beats 7-6-4-3-A): 112 + 111.
     assert payout_findings(findings).height == 0
 
 
@@ -444,3 +452,316 @@ def test_big_blind_posted_all_in_for_less_is_not_the_tables_blind(registered: No
     hand = tables["hands"].row(0, named=True)
     assert (hand["small_blind"], hand["big_blind"]) == (1, 2)
     assert audit(tables).filter(pl.col("kind") == "pot_limit").height == 0
+
+
+# -- the 2023 layout ------------------------------------------------------------------------------
+
+LAYOUT_2023 = "PartyPoker/cash/LO8-6max-USD-0.05-0.10-202302.forward.slash.txt"
+
+
+@needs_corpus
+def test_golden_2023_layout() -> None:
+    """#1676832422659jxi26omnah: no currency in the header, "raises 0.35 to 0.40", the payout
+    only in the summary ("collected $2.23"), "Main Pot: $2.23 Rake: $0.11" net of the rake."""
+    result = parse_path(PARTY, LAYOUT_2023)
+    assert (result.hands_found, result.parsed, result.rejected) == (1, 1, 0)
+    tables = frames(result)
+    hand = tables["hands"].row(0, named=True)
+    assert hand["hand_id"] == "1676832422659jxi26omnah" and hand["site"] == "partypoker"
+    assert (hand["limit_type"], hand["currency"], hand["money_scale"]) == ("PL", "USD", 100)
+    assert (hand["small_blind"], hand["big_blind"], hand["small_bet"], hand["ante"]) == (
+        5,
+        10,
+        None,
+        None,
+    )
+    assert (hand["table_name"], hand["max_seats"], hand["button_seat"]) == ("Fremont 14", 6, 1)
+    assert hand["players_dealt"] == 6 and hand["tournament_id"] is None
+    # "Sun Feb 19 13:45:49 EST 2023" (UTC-5).
+    assert hand["started_at"] == datetime(2023, 2, 19, 18, 45, 49, tzinfo=UTC)
+    assert hand["time_zone"] == "EST"
+    assert hand["board"] == cards("6h Kc 3h As 8h")
+    # As printed: the main pot net of the rake, one pot.
+    assert (hand["total_pot"], hand["rake"], hand["side_pots"]) == (223, 11, None)
+
+    seats = tables["seats"].sort("seat")
+    assert seats.select("seat", "player", "stack_start", "sitting_out").rows() == [
+        (1, "Player6", 499, False),
+        (2, "Player1", 1365, False),
+        (3, "Player2", 2008, False),
+        (4, "Hero", 2197, False),
+        (5, "Player4", 1512, False),
+        (6, "Player5", 1056, False),
+    ]
+    cards_of = dict(seats.select("player", "hole_cards").rows())
+    assert cards_of["Hero"] == cards("Kh 6d 4d 9d")
+    assert cards_of["Player1"] == cards("Ad 5c 4s Th")  # shown on the summary line
+    assert cards_of["Player2"] == cards("4h 7s Kd 4c")
+    assert seats.filter(pl.col("is_hero"))["player"].to_list() == ["Hero"]
+    assert dict(seats.select("player", "position").rows())["Player6"] == "BTN"
+
+    actions = tables["actions"].sort("seq")
+    assert actions.select("player", "street", "kind", "amount", "to_amount").rows() == [
+        ("Player1", 0, "post_sb", 5, 5),
+        ("Player2", 0, "post_bb", 10, 10),
+        ("Hero", 0, "fold", None, 0),
+        ("Player4", 0, "fold", None, 0),
+        ("Player5", 0, "fold", None, 0),
+        ("Player6", 0, "call", 10, 10),
+        ("Player1", 0, "raise", 35, 40),  # "raises 0.35 to 0.40": 35 added to the 5 posted
+        ("Player2", 0, "call", 30, 40),  # "calls (0.30)": an increment
+        ("Player6", 0, "call", 30, 40),
+        ("Player1", 1, "check", None, 0),
+        ("Player2", 1, "check", None, 0),
+        ("Player6", 1, "check", None, 0),
+        ("Player1", 2, "bet", 57, 57),
+        ("Player2", 2, "call", 57, 57),
+        ("Player6", 2, "fold", None, 0),
+        ("Player1", 3, "check", None, 0),
+        ("Player2", 3, "check", None, 0),
+        ("Player1", 3, "show", None, None),
+        ("Player2", 3, "show", None, None),
+    ]
+    assert tables["collections"].select("player", "amount", "pot_index", "half").rows() == [
+        ("Player1", 223, None, None)  # one total per player: no pot or half named
+    ]
+    assert tables["showdowns"].select("player", "cards", "high_desc", "low_desc").rows() == [
+        ("Player1", cards("Ad 5c 4s Th"), "a pair of aces", None),
+        ("Player2", cards("4h 7s Kd 4c"), "a pair of kings", None),
+    ]
+    # Σ put in = Σ collected + rake: 5+35+57 (Player1) + 10+30+57 (Player2) + 10+30 (Player6)
+    # = 234 = 223 + 11; and every summary balance = stack − put in + collected.
+    assert chip_ledger(tables).select("put", "returned", "collected", "rake").row(0) == (
+        234,
+        0,
+        223,
+        11,
+    )
+    put = dict(contributions(tables["actions"]).select("player", "put").rows())
+    assert (put["Player1"], put["Player2"], put["Player6"], put["Hero"]) == (97, 97, 40, 0)
+    assert 1365 - put["Player1"] + 223 == 1491  # "Player1 balance $14.91"
+    assert 2008 - put["Player2"] == 1911  # "Player2 balance $19.11, lost $0.97"
+    assert tables["notes"].height == 0
+
+
+SPLIT_2023 = """***** Hand History For Game 1689465907000qa7test1split *****
+0.05/0.10 Omaha Hi/Lo Game Table (PL) - Sat Jul 15 20:05:07 EDT 2023
+Table Testing 7 (Real Money) -- Seat 5 is the button
+Total number of players : 4/6
+Seat 1: Alice ($10)
+Seat 2: Bob Jr ($8.50)
+Seat 4: Carol ($12.34)
+Seat 5: Dave ($5.00)
+Alice posts small blind (0.05)
+Bob Jr posts big blind (0.10)
+** Dealing down cards **
+Dealt to Carol [ Ah, 2c, 9s, Kd ]
+Carol raises 0.30 to 0.30 
+Dave calls (0.30) 
+Alice folds 
+Bob Jr raises 0.90 to 1.00 
+Carol calls (0.70) 
+Dave calls (0.70) 
+** Dealing Flop ** :  [ 3h, 7d, Kc ]
+Bob Jr checks 
+Carol checks 
+Dave bets (1.50) 
+Bob Jr folds 
+Carol calls (1.50) 
+** Dealing Turn ** :  [ 5s ]
+Carol checks 
+Dave checks 
+** Dealing River ** :  [ Qd ]
+Carol checks 
+Dave bets (2.50) 
+Dave is all-In.
+Carol calls (2.50) 
+Creating Main Pot with $ 10.50 with Dave, Carol
+** Summary **
+Main Pot: $10.50 Rake: $0.55
+Board: [ 3h, 7d, Kc, 5s, Qd ]
+Alice balance $9.95, lost $0.05 (folded)
+Bob Jr balance $7.50, lost $1 (folded)
+Carol balance $12.59, bet $5, collected $5.25, net +$0.25[ Ah, 2c, 9s, Kd ] [ a pair of kings -- Kd,Kc,Ah,Qd,7d ]
+Dave balance $5.25, bet $5, collected $5.25, net +$0.25[ Qs, Qh, Jc, Tc ] [ three of a kind, queens -- Qs,Qh,Qd,Kc,7d ]
+
+"""
+
+# Alice's $0.50 flop bet is not called: "collected $1.21" is the $0.71 pot plus that bet, and
+# the printed pot leaves it out. Erin sits out.
+UNCALLED_2023 = """***** Hand History For Game 1689466000000qa7test2uncal *****
+0.05/0.10 Omaha Hi/Lo Game Table (PL) - Sat Jul 15 20:06:40 EDT 2023
+Table Testing 7 (Real Money) -- Seat 1 is the button
+Total number of players : 5/6
+Seat 1: Alice ($9.95)
+Seat 2: Bob Jr ($7.50)
+Seat 4: Carol ($12.59)
+Seat 5: Dave ($5.25)
+Seat 6: Erin ($3)
+Bob Jr posts small blind (0.05)
+Carol posts big blind (0.10)
+** Dealing down cards **
+Dealt to Carol [ 8h, 8s, 4c, 3c ]
+Dave folds 
+Alice raises 0.35 to 0.35 
+Bob Jr folds 
+Carol calls (0.25) 
+** Dealing Flop ** :  [ Jh, Td, 2s ]
+Carol checks 
+Alice bets (0.50) 
+Carol folds 
+** Summary **
+Main Pot: $0.71 Rake: $0.04
+Board: [ Jh, Td, 2s ]
+Alice balance $10.31, bet $0.85, collected $1.21, net +$0.36
+Bob Jr balance $7.45, lost $0.05 (folded)
+Carol balance $12.24, lost $0.35 (folded)
+Dave balance $5.25, didn't bet (folded)
+Erin balance $3, sits out
+"""
+
+
+def test_2023_layout_hi_lo_split_between_two_players(registered: None) -> None:
+    """Dave's three queens take the high half, Carol's 7-5-3-2-A the low: $11.05 put in, $0.55
+    rake, $10.50 split $5.25 / $5.25 on two summary "collected" lines."""
+    result = parse_text(SPLIT_2023)
+    assert (result.hands_found, result.parsed, result.rejected) == (1, 1, 0), rejects(result)
+    tables = frames(result)
+    hand = tables["hands"].row(0, named=True)
+    assert hand["hand_id"] == "1689465907000qa7test1split"
+    # "Sat Jul 15 20:05:07 EDT 2023" is already the 16th in UTC.
+    assert hand["started_at"] == datetime(2023, 7, 16, 0, 5, 7, tzinfo=UTC)
+    assert (hand["button_seat"], hand["players_dealt"], hand["total_pot"], hand["rake"]) == (
+        5,
+        4,
+        1050,
+        55,
+    )
+    assert hand["board"] == cards("3h 7d Kc 5s Qd")
+    assert tables["collections"].select("player", "amount", "pot_index", "half").rows() == [
+        ("Carol", 525, None, None),
+        ("Dave", 525, None, None),
+    ]
+    assert tables["showdowns"].select("player", "high_desc").rows() == [
+        ("Carol", "a pair of kings"),
+        ("Dave", "three of a kind, queens"),
+    ]
+    actions = tables["actions"].sort("seq")
+    bob = actions.filter(pl.col("player") == "Bob Jr").select("kind", "amount", "to_amount")
+    assert bob.rows()[:2] == [("post_bb", 10, 10), ("raise", 90, 100)]  # "raises 0.90 to 1.00"
+    all_in = actions.filter(pl.col("is_all_in")).select("player", "street", "kind", "amount")
+    assert all_in.rows() == [("Dave", 3, "bet", 250)]  # "Dave is all-In." marks his bet
+    assert chip_ledger(tables).select("put", "collected", "rake").row(0) == (1105, 1050, 55)
+    # The audit splits the pot as the site did: high to Dave, low to Carol.
+    report = audit_tables(*(tables[name] for name in TABLES))
+    assert report.payouts.sort("half").select("player", "half", "amount").rows() == [
+        ("Dave", "high", 525),
+        ("Carol", "low", 525),
+    ]
+    assert payout_findings(report.discrepancies).height == 0
+
+
+def test_2023_layout_uncalled_bet_inside_collected_and_a_seat_sitting_out() -> None:
+    result = parse_text(UNCALLED_2023)
+    assert (result.parsed, result.rejected) == (1, 0), rejects(result)
+    tables = frames(result)
+    hand = tables["hands"].row(0, named=True)
+    assert (hand["total_pot"], hand["rake"], hand["players_dealt"]) == (71, 4, 4)
+    assert tables["collections"].select("player", "amount").rows() == [("Alice", 121)]
+    # 125 put in (Alice 35 + 50, Bob Jr 5, Carol 35) = 121 collected + 4 rake.
+    assert chip_ledger(tables).select("put", "returned", "collected", "rake").row(0) == (
+        125,
+        0,
+        121,
+        4,
+    )
+    erin = tables["seats"].filter(pl.col("player") == "Erin").row(0, named=True)
+    assert erin["sitting_out"] and erin["position"] is None
+    assert "muck" not in tables["actions"]["kind"].to_list()
+
+
+def test_2023_layout_next_to_the_older_layout_in_one_file() -> None:
+    alone = frames(parse_text(hand_text(1)))
+    result = parse_text(hand_text(1) + SPLIT_2023 + UNCALLED_2023)
+    assert (result.hands_found, result.parsed, result.rejected) == (3, 3, 0), rejects(result)
+    mixed = frames(result)
+    for name in TABLES:
+        assert mixed[name].filter(pl.col("hand_id") == "1").equals(alone[name]), name
+    assert mixed["hands"]["hand_id"].to_list() == [
+        "1",
+        "1689465907000qa7test1split",
+        "1689466000000qa7test2uncal",
+    ]
+
+
+def test_2023_layout_other_game_is_skipped_and_a_harmless_line_is_a_note() -> None:
+    omaha_hi = UNCALLED_2023.replace("Omaha Hi/Lo Game Table", "Omaha Hi Game Table")
+    notice = "Carol could not respond in time.(disconnected)"
+    chatty = SPLIT_2023.replace("Carol calls (2.50) \n", f"{notice}\nCarol calls (2.50)\n")
+    result = parse_text(chatty + omaha_hi)
+    assert (result.hands_found, result.parsed, result.skipped, result.rejected) == (2, 1, 1, 0)
+    assert result.skipped_games == {"Omaha Hi": 1}
+    notes = frames(result)["notes"]
+    assert notes.select("hand_id", "line_number", "text").rows() == [
+        ("1689465907000qa7test1split", 32, notice)
+    ]
+
+
+DAMAGED_2023 = {
+    # What the summary pays must match the actions: $5.52 is not what Carol's balance says.
+    "collected": (
+        ("collected $5.25, net +$0.25[ Ah", "collected $5.52, net +$0.52[ Ah"),
+        "summary line differs from the actions: Carol",
+    ),
+    # The street total is read: to $1.10 puts in more than Bob Jr's "lost $1".
+    "raise-to": (
+        ("Bob Jr raises 0.90 to 1.00", "Bob Jr raises 0.90 to 1.10"),
+        "summary line differs from the actions: Bob Jr",
+    ),
+    "missing-line": (
+        ("Bob Jr balance $7.50, lost $1 (folded)\n", ""),
+        "no summary line for a seated player: Bob Jr",
+    ),
+    "no-summary": (("** Summary **", "** Summ"), "truncated hand: no summary"),
+    "rake": (
+        ("Main Pot: $10.50 Rake: $0.55", "Main Pot: $10.50 Rake $0.55"),
+        "unrecognised line: Main Pot: $10.50 Rake $0.55",
+    ),
+    "created-pot": (
+        ("Main Pot with $ 10.50", "Main Pot with $ 10.05"),
+        "created pot differs from the summary's: Main Pot",
+    ),
+    "board": (
+        ("Board: [ 3h, 7d, Kc, 5s, Qd ]", "Board: [ 3h, 7d, Kc, 5s, Qh ]"),
+        "summary board differs from the cards dealt",
+    ),
+    "described-cards": (
+        ("queens -- Qs,Qh,Qd,Kc,7d", "queens -- Qs,Qh,Qc,Kc,7d"),
+        "described cards are not the player's or the board's: Dave",
+    ),
+    # A cash-out is paid by the site, not from the pot: its lines are not read.
+    "cash-out": (
+        ("Carol calls (2.50) \n", "Carol calls (2.50) \nDave Cashout Amount is 4.10\n"),
+        "unrecognised line: Dave Cashout Amount is 4.10",
+    ),
+    "currency": (
+        ("Seat 4: Carol ($12.34)", "Seat 4: Carol (12.34)"),
+        "unknown currency: no single currency symbol on the seat amounts",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"), list(DAMAGED_2023.values()), ids=list(DAMAGED_2023)
+)
+def test_damaged_2023_hand_is_quarantined_and_the_rest_parsed(
+    damage: tuple[str, str], reason: str
+) -> None:
+    old, new = damage
+    assert old in SPLIT_2023
+    damaged = SPLIT_2023.replace(old, new)
+    result = parse_text(UNCALLED_2023 + "\n" + damaged)
+    assert (result.hands_found, result.parsed, result.rejected) == (2, 1, 1)
+    assert rejects(result) == [("1689465907000qa7test1split", reason)]
+    stored = frames(result)["rejects"].row(0, named=True)
+    assert stored["raw_text"].startswith("***** Hand History For Game 1689465907000qa7test1split")
