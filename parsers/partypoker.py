@@ -629,12 +629,16 @@ class PartyPokerParser:
     """Parser for PartyPoker text hand histories (Omaha Hi-Lo)."""
 
     site: ClassVar[str] = SITE
-    # Labelled halves ("wins Lo (…)"), pot named; no total pot and no rake printed: the
-    # "absent" row of site-formats §1.1 (a null total is never compared).
+    # Before 2023: labelled halves ("wins Lo (…)"), pot named; no total pot and no rake
+    # printed (a null total is never compared). The 2023 layout prints one "collected" total
+    # per player and the pot net of rake ("Main Pot: $2.23 Rake: $0.11" for $2.34 put in):
+    # so payouts are compared per player and pot, never line by line, and a printed total is
+    # net of rake.
     profile: ClassVar[SiteProfile] = SiteProfile(
         site=SITE,
         halves_labelled=True,
-        total_pot_is_gross=True,
+        total_pot_is_gross=False,
+        payout_lines="per_player",
         odd_chip_unit=1,
         raise_cap=4,
         rake_printed=False,

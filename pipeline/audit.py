@@ -653,7 +653,7 @@ def _conservation_findings(
     paid = collections.group_by("hand_row").agg(collected=pl.col("amount").sum())
     gross_by_site = {site: _profile(site).total_pot_is_gross for site in hands["site"].unique()}
     joined = (
-        hands.select("hand_row", *HAND_KEY, "rake", "total_pot")
+        hands.select("hand_row", *HAND_KEY, "rake", "total_pot", "pot_matched")
         .join(put, on="hand_row", how="left")
         .join(paid, on="hand_row", how="left")
         .with_columns(
@@ -679,8 +679,13 @@ def _conservation_findings(
     printed_total = pl.when(pl.col("gross")).then(pl.col("put_in")).otherwise(
         pl.col("put_in") - pl.col("rake")
     )
+    # A site that pays an uncalled bet back as a won pot may print the pot without it
+    # (PartyPoker 2023): the pot is then what was matched.
+    unmatched = pl.col("put_in") - pl.col("pot_matched")
     total = joined.filter(
-        pl.col("total_pot").is_not_null() & (pl.col("total_pot") != printed_total)
+        pl.col("total_pot").is_not_null()
+        & (pl.col("total_pot") != printed_total)
+        & (pl.col("total_pot") != printed_total - unmatched)
     ).select(
         *HAND_KEY,
         player=pl.lit(None, dtype=pl.String),

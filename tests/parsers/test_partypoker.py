@@ -765,3 +765,12 @@ def test_damaged_2023_hand_is_quarantined_and_the_rest_parsed(
     assert rejects(result) == [("1689465907000qa7test1split", reason)]
     stored = frames(result)["rejects"].row(0, named=True)
     assert stored["raw_text"].startswith("***** Hand History For Game 1689465907000qa7test1split")
+
+
+def test_2023_layout_uncalled_bet_paid_as_won_is_no_finding(registered: None) -> None:
+    """Alice's uncalled $0.50 is inside her "collected $1.21" and outside the printed "Main
+    Pot: $0.71": the pot is what was matched, so the audit finds nothing (chips, rake and
+    total all balance)."""
+    tables = frames(parse_text(UNCALLED_2023))
+    findings = audit_tables(*(tables[name] for name in TABLES)).discrepancies
+    assert findings.height == 0, findings
