@@ -29,14 +29,13 @@ import re
 import polars as pl
 
 from parsers.columns import other_game_name
-from pipeline.schema import NOTES
 
 __all__ = [
     "NOTE_KIND_UNRECOGNISED",
     "carries_money_or_cards",
+    "line_shape",
     "note_rows",
     "triage_unknown_lines",
-    "line_shape",
     "with_other_games",
 ]
 
@@ -149,13 +148,6 @@ def note_rows(
         )
     )
     return rows
-
-
-def empty_notes() -> pl.DataFrame:
-    """A ``notes`` frame with no rows (canonical columns plus the block-local ``hand``)."""
-    empty = pl.from_arrow(NOTES.empty_table())
-    assert isinstance(empty, pl.DataFrame)
-    return empty.with_columns(hand=pl.lit(None, dtype=pl.Int32)).select("hand", *NOTES.names)
 
 
 _SHAPE_NUMBER = re.compile(r"[0-9]+(?:[.,][0-9]+)*")
