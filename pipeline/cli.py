@@ -282,12 +282,39 @@ def generate(
         float,
         typer.Option("--fault-rate", min=0.0, max=1.0, help="Share of hands mis-recorded."),
     ] = 0.0,
+    rake_schedule: Annotated[
+        str,
+        typer.Option(
+            "--rake-schedule",
+            help="Rake rules cash hands are raked by: generated (pipeline/rake/generated.toml),"
+            " auto, or a schedule file (TOML, docs/rake.md); audit with the same file.",
+        ),
+    ] = "generated",
+    fault_kinds: Annotated[
+        str | None,
+        typer.Option(
+            "--fault-kinds",
+            help="Comma list of the fault codes to inject (docs/faults.md), such as"
+            " rake_over_cap,rake_under_schedule; default: every kind the site can show but the"
+            " optional rake_under_schedule.",
+        ),
+    ] = None,
 ) -> None:
     """Simulate Omaha Hi/Lo hand histories with ground truth (and optional injected faults)."""
     from pipeline.generate import generate_command
 
     try:
-        summary = generate_command(hands, seed, out, site, limit, tournament_share, fault_rate)
+        summary = generate_command(
+            hands,
+            seed,
+            out,
+            site,
+            limit,
+            tournament_share,
+            fault_rate,
+            rake_schedule=rake_schedule,
+            fault_kinds=fault_kinds,
+        )
     except ValueError as error:
         _fail(str(error))
     typer.echo(summary.line())

@@ -231,11 +231,12 @@ def _contenders(seats: list[dict[str, Any]], actions: list[dict[str, Any]]) -> l
 def test_truth_equals_the_rules_reference(generated: Generated) -> None:
     """Clean hands settled again by ``pipeline.rules.settle`` from the parsed text = the truth.
 
-    The rake is recomputed too (``rake=None``), from the generator's schedule for the stake as
-    a `RakeRule`: pots, rake, halves, ties and odd units all come from the rules reference.
+    The rake is recomputed too (``rake=None``), from `pipeline.profiles.generated_rake_rule`
+    (the `RakeRule` the generator took before its rake was read from ``generated.toml``, so this
+    also holds the shipped schedule to it): pots, rake, halves, ties and odd units all come from
+    the rules reference.
     """
-    from pipeline.generate.stakes import Stakes, cash_rake_rule
-    from pipeline.profiles import PROFILES, SiteProfile
+    from pipeline.profiles import PROFILES, SiteProfile, generated_rake_rule
     from pipeline.rules import settle
 
     clean = set(generated.clean_ids["hand_id"])
@@ -250,8 +251,7 @@ def test_truth_equals_the_rules_reference(generated: Generated) -> None:
         if hand_id not in clean:
             continue
         if hand["tournament_id"] is None:
-            stakes = Stakes(hand["limit_type"], 0, hand["big_blind"], 0, 0)
-            profile = SiteProfile(site="pokerstars", rake=cash_rake_rule(stakes))
+            profile = SiteProfile(site="pokerstars", rake=generated_rake_rule(hand["big_blind"]))
         else:
             profile = tournament
         board = tuple(hand["board"])

@@ -6,7 +6,9 @@ output does not depend on how many processes run them). A job plays table sessio
 the hero goes broke, tournaments one after another — and writes each session as one file with the
 site's writer (`pipeline.generate.sites`: PokerStars, GGPoker, Full Tilt, PartyPoker, Winamax). Ground truth goes to ``OUT/truth/*.parquet``
 (`pipeline.generate.truth`); a share of hands can be deliberately mis-recorded
-(`pipeline.generate.faults`, ``docs/faults.md``). Same seed, same bytes. Where an archive's
+(`pipeline.generate.faults`, ``docs/faults.md``). Cash hands are raked by a schedule file
+(`pipeline.rake_schedules`, ``docs/rake.md``; ``generated`` unless told otherwise), the same file
+``hilo audit --rake-schedule`` checks against. Same seed, same bytes. Where an archive's
 hand ids, tournament ids and times start is drawn from its seed (`archive_origin`), so archives
 of different seeds can share one dataset.
 
@@ -37,8 +39,11 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pipeline.generate.simulate import HandRecord, Session, SessionPlan
     from pipeline.generate.truth import TruthColumns
+    from pipeline.rake_schedules import RakeSchedule
 
 __all__ = [
     "LIMIT_CHOICES",
@@ -94,6 +99,10 @@ class Job:
     first_hand_id: int = HAND_ID_FLOOR  # the job's range: HAND_IDS_PER_JOB ids from here
     first_tournament_id: int = TOURNAMENT_ID_FLOOR  # SESSIONS_PER_JOB ids from here
     started_at: datetime = EPOCH  # the first session's first hand
+    # What cash hands are raked by: None for the shipped ``generated`` schedule.
+    rake_schedule: RakeSchedule | None = None
+    # The faults that may be injected: None for the site's default kinds.
+    fault_kinds: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,11 +250,13 @@ def _session_plan(
         CASH_STAKES,
         TABLE_STEMS,
         TOURNAMENT_BUY_INS,
-        cash_rake_rule,
+        CashRake,
         roman,
     )
+    from pipeline.rake_schedules import load_schedule
 
     site = SITES[job.site]
+    fault_kinds = site.fault_kinds if job.fault_kinds is None else job.fault_kinds
     if job.is_tournament:
         max_seats = rng.choice((2, 6, 6, 9, 9, 10, 10))
         tournament_id = job.first_tournament_id + number
@@ -269,7 +280,7 @@ def _session_plan(
             seats_filled=max_seats,
             starting_stack=rng.choice((1500, 1500, 3000)),
             fault_rate=job.fault_rate,
-            fault_kinds=site.fault_kinds,
+            fault_kinds=fault_kinds,
         )
     max_seats = rng.choice((2, 6, 6, 6, 8, 9, 9, 10))
     stakes = rng.choice(CASH_STAKES[job.limit_type])
@@ -280,7 +291,13 @@ def _session_plan(
         max_seats=max_seats,
         limit_type=job.limit_type,
         is_tournament=False,
-        rake_rule=cash_rake_rule(stakes),
+        rake=CashRake(
+            job.rake_schedule or load_schedule("generated"),
+            site.name,
+            site.currency,
+            job.limit_type,
+            stakes.big_blind,
+        ),
         split_unit=site.split_unit,
         heads_up_uncapped=site.heads_up_uncapped,
     )
@@ -292,7 +309,7 @@ def _session_plan(
         stakes=stakes,
         seats_filled=rng.randint(max(2, max_seats - 3), max_seats),
         fault_rate=job.fault_rate,
-        fault_kinds=site.fault_kinds,
+        fault_kinds=fault_kinds,
     )
 
 
@@ -442,6 +459,8 @@ def generate(
     tournament_share: float = 0.3,
     fault_rate: float = 0.0,
     workers: int | None = None,
+    rake_schedule: str | os.PathLike[str] | RakeSchedule = "generated",
+    fault_kinds: Sequence[str] | None = None,
 ) -> GenerateSummary:
     """Simulate ``hands`` hands and write their text and ground truth under ``out``.
 
@@ -465,6 +484,16 @@ def generate(
         Share of hands with a deliberately wrong record (0..1).
     workers
         Processes; default: one per core for large runs, one for small ones.
+    rake_schedule
+        What cash hands are raked by: a shipped schedule's name (``generated``, the default:
+        ``pipeline/rake/generated.toml``; ``auto``), a schedule file (``docs/rake.md``) or a
+        loaded `RakeSchedule`. Each cash hand takes the first rule matching the site written,
+        ``cash``, its limit, the site's currency, its big blind, its UTC day and the players
+        dealt in; no rule, no rake. Tournaments are never raked.
+    fault_kinds
+        The fault codes that may be injected (``docs/faults.md``); default: the site's kinds
+        (every kind its text can show, `pipeline.generate.sites`, but the optional ones such as
+        ``rake_under_schedule``, which are only injected when named here).
 
     Returns
     -------
@@ -473,11 +502,15 @@ def generate(
     Raises
     ------
     ValueError
-        An argument out of range.
+        An argument out of range, an unknown fault kind or one the site cannot show;
+        `pipeline.rake_schedules.ScheduleError` (a ValueError) for a schedule that cannot be
+        read, naming the file and the rule.
     """
     import pyarrow.parquet as pq
 
-    from pipeline.generate.sites import site_text
+    from pipeline.generate.sites import fault_kinds_for, site_text
+    from pipeline.generate.stakes import check_schedule
+    from pipeline.rake_schedules import RakeSchedule, load_schedule
 
     if not site_text(site).tournaments:
         tournament_share = 0.0
@@ -491,6 +524,11 @@ def generate(
         raise ValueError("--tournament-share must be between 0 and 1")
     if not 0.0 <= fault_rate <= 1.0:
         raise ValueError("--fault-rate must be between 0 and 1")
+    kinds = None if fault_kinds is None else fault_kinds_for(site, fault_kinds)
+    schedule = (
+        rake_schedule if isinstance(rake_schedule, RakeSchedule) else load_schedule(rake_schedule)
+    )
+    check_schedule(schedule, site)
     started = time.perf_counter()
     out_path = Path(out)
     out_path.mkdir(parents=True, exist_ok=True)
@@ -500,7 +538,10 @@ def generate(
         if folder.exists():
             shutil.rmtree(folder)
         folder.mkdir()
-    jobs = plan_jobs(hands, seed, limit, tournament_share, fault_rate, site)
+    jobs = [
+        dataclasses.replace(job, rake_schedule=schedule, fault_kinds=kinds)
+        for job in plan_jobs(hands, seed, limit, tournament_share, fault_rate, site)
+    ]
     if workers is None:
         workers = os.cpu_count() or 1 if hands >= PARALLEL_MINIMUM_HANDS else 1
     workers = max(1, min(workers, len(jobs)))
@@ -541,8 +582,16 @@ def generate_command(
     limit: str,
     tournament_share: float,
     fault_rate: float,
+    rake_schedule: str | os.PathLike[str] = "generated",
+    fault_kinds: str | None = None,
 ) -> GenerateSummary:
-    """What ``hilo generate`` runs (see `generate`); the CLI prints ``summary.line()``."""
+    """What ``hilo generate`` runs (see `generate`); the CLI prints ``summary.line()``.
+
+    ``fault_kinds`` is a comma-separated list of fault codes (None: the site's default kinds).
+    """
+    kinds = None
+    if fault_kinds is not None:
+        kinds = [part.strip() for part in fault_kinds.split(",") if part.strip()]
     return generate(
         hands,
         seed,
@@ -551,4 +600,6 @@ def generate_command(
         limit=limit,
         tournament_share=tournament_share,
         fault_rate=fault_rate,
+        rake_schedule=rake_schedule,
+        fault_kinds=kinds,
     )

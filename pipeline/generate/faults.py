@@ -4,7 +4,11 @@ A fault changes what the hand history *records* (who collected what, the rake, a
 description) while the text stays internally consistent: collected lines, the summary's
 ``won (x)`` amounts, ``Total pot``/``Main pot``/``Side pot`` and ``Rake`` all agree with each other
 and with the chips put in. Only re-evaluating the cards (or, for the rake, checking it against the
-rake rules) shows the error. The stable codes and what each one means are in ``docs/faults.md``.
+rake schedule) shows the error. The stable codes and what each one means are in ``docs/faults.md``.
+
+The rake faults are only injected where the hand's rake schedule (``hilo generate
+--rake-schedule``) gives a rule for the hand: a hand no rule covers is never raked, and the audit
+would have no amount to hold the text to.
 """
 
 from __future__ import annotations
@@ -19,14 +23,16 @@ from pipeline.generate.showdown import (
     HALF_SCOOP,
     Pot,
     Share,
-    rake_for,
     split_pots,
     take_rake,
 )
-from pipeline.profiles import RakeRule
+from pipeline.rake_schedules import ScheduleRule
 
 __all__ = [
+    "ALL_FAULT_KINDS",
     "FAULT_KINDS",
+    "OPTIONAL_FAULT_KINDS",
+    "RAKE_FAULTS",
     "FaultContext",
     "InjectedFault",
     "choose_fault",
@@ -39,6 +45,7 @@ NO_SPLIT_WITH_LOW = "no_split_with_low"
 SIDE_POT_INELIGIBLE = "side_pot_ineligible"
 RAKE_OVER_CAP = "rake_over_cap"
 RAKE_NO_FLOP = "rake_no_flop"
+RAKE_UNDER_SCHEDULE = "rake_under_schedule"
 DESCRIPTION_MISMATCH = "description_mismatch"
 
 NO_PLAYER = -1  # a fault about the hand (the rake), not about one player
@@ -53,6 +60,11 @@ FAULT_KINDS: tuple[str, ...] = (
     RAKE_NO_FLOP,
     DESCRIPTION_MISMATCH,
 )
+# Kinds injected only when asked for (``hilo generate --fault-kinds``): adding them to the
+# default draw would change which fault every faulted hand of an existing archive gets.
+OPTIONAL_FAULT_KINDS: tuple[str, ...] = (RAKE_UNDER_SCHEDULE,)
+ALL_FAULT_KINDS: tuple[str, ...] = FAULT_KINDS + OPTIONAL_FAULT_KINDS
+RAKE_FAULTS: tuple[str, ...] = (RAKE_OVER_CAP, RAKE_NO_FLOP, RAKE_UNDER_SCHEDULE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +81,22 @@ class FaultContext:
     folded: tuple[bool, ...]
     showdown: bool
     saw_flop: bool
-    rake_rule: RakeRule | None
+    rake_rule: ScheduleRule | None  # the schedule's rule for the hand; None: no rule, no rake
     players_dealt: int
-    total_pot: int
+    total_pot: int  # after uncalled bets went back: what the rule rakes
     unit: int = 1  # the table's smallest unit for splitting (P9)
+    scale: int = 100  # minor units per unit of the currency (the rule's amounts)
+
+    @property
+    def each_pot(self) -> bool:
+        """Whether the rule takes its rake from every pot in proportion (else main pot first)."""
+        return self.rake_rule is not None and self.rake_rule.source == "each-pot"
+
+    @property
+    def raked(self) -> bool:
+        """Whether the rule rakes this hand at all (no flop, no drop aside)."""
+        rule = self.rake_rule
+        return rule is not None and (self.saw_flop or not rule.no_flop_no_drop)
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,38 +313,67 @@ def _side_pot_ineligible(context: FaultContext, rng: random.Random) -> InjectedF
 
 
 def _with_rake(context: FaultContext, rake: int) -> tuple[Share, ...]:
-    """The same splits with a different rake taken from the main pot first."""
+    """The same splits with a different rake, taken from the pots as the hand's rule takes it
+    (the main pot first, or every pot in proportion): the pots' winners get what it leaves."""
     high = list(context.high)
     low = list(context.low)
-    amounts = take_rake(context.pots, rake)
+    amounts = take_rake(context.pots, rake, context.each_pot)
     return tuple(split_pots(context.pots, amounts, high, low, context.showdown, context.unit))
 
 
 def _rake_over_cap(context: FaultContext, rng: random.Random) -> InjectedFault | None:
-    """More rake than the stake's cap for the number of players dealt."""
+    """More rake than the schedule's rule allows: its cap plus a tenth of it (at least one unit)
+    when the rule has a cap; without a cap, the rule's exact amount plus a tenth of it (at
+    least one unit), only where the rule is checked exactly (``check = "exact"``)."""
     rule = context.rake_rule
-    if rule is None or not context.saw_flop:
+    if rule is None or not context.raked:
         return None
-    cap = rule.cap_for(context.players_dealt)
-    if cap is None:
+    cap = rule.cap_minor(context.scale)
+    if cap is not None:
+        rake = cap + max(1, cap // 10)
+        detail = (
+            f"rake {rake} above the cap {cap} for {context.players_dealt} players"
+            f" (correct {context.rake})"
+        )
+    elif rule.check == "exact":
+        rake = context.rake + max(1, context.rake // 10)
+        detail = (
+            f"rake {rake} above the {context.rake} of schedule rule {rule.number} (no cap)"
+            f" for {context.players_dealt} players"
+        )
+    else:
         return None
-    rake = cap + max(1, cap // 10)
     if rake >= context.pots[0].amount:
         return None
-    detail = f"rake {rake} above the cap {cap} for {context.players_dealt} players (correct {context.rake})"
     return InjectedFault(RAKE_OVER_CAP, NO_PLAYER, detail, _with_rake(context, rake), rake)
 
 
 def _rake_no_flop(context: FaultContext, rng: random.Random) -> InjectedFault | None:
-    """Rake taken from a hand that ended before the flop (no flop, no drop broken)."""
+    """Rake taken from a hand that ended before the flop (no flop, no drop broken): what the
+    rule would take after a flop, at least one unit."""
     rule = context.rake_rule
-    if rule is None or context.saw_flop:
+    if rule is None or context.saw_flop or not rule.no_flop_no_drop:
         return None
-    rake = max(1, rake_for(context.total_pot, context.players_dealt, True, rule))
+    rake = max(1, rule.rake(context.total_pot, context.scale, True))
     if rake >= context.pots[0].amount:
         return None
     detail = f"rake {rake} taken although the hand ended before the flop"
     return InjectedFault(RAKE_NO_FLOP, NO_PLAYER, detail, _with_rake(context, rake), rake)
+
+
+def _rake_under_schedule(context: FaultContext, rng: random.Random) -> InjectedFault | None:
+    """Less rake than the schedule's rule says: its amount less a tenth of it (at least one
+    unit), the difference left in the pots for their winners (chips still balance). Only where
+    the rule takes a rake (at least one unit) and is checked exactly."""
+    rule = context.rake_rule
+    if rule is None or rule.check != "exact" or not context.raked or context.rake < 1:
+        return None
+    rake = context.rake - max(1, context.rake // 10)
+    detail = (
+        f"rake {rake} below the {context.rake} of schedule rule {rule.number}"
+        f" for {context.players_dealt} players ({context.rake - rake} left to the winners)"
+    )
+    return InjectedFault(RAKE_UNDER_SCHEDULE, NO_PLAYER, detail, _with_rake(context, rake), rake)
 
 
 def _description_mismatch(context: FaultContext, rng: random.Random) -> InjectedFault | None:
@@ -368,6 +421,7 @@ INJECTORS: dict[str, Injector] = {
     RAKE_OVER_CAP: _rake_over_cap,
     RAKE_NO_FLOP: _rake_no_flop,
     DESCRIPTION_MISMATCH: _description_mismatch,
+    RAKE_UNDER_SCHEDULE: _rake_under_schedule,
 }
 
 
@@ -390,11 +444,8 @@ def choose_fault(
     Returns None when no kind fits (e.g. a hand won without a showdown in a tournament): the
     caller then tries again on a later hand, so the share of faulted hands stays as asked.
     """
-    fitting = [
-        injected
-        for injected in (INJECTORS[kind](context, rng) for kind in FAULT_KINDS if kind in kinds)
-        if injected is not None
-    ]
+    candidates = (INJECTORS[kind](context, rng) for kind in ALL_FAULT_KINDS if kind in kinds)
+    fitting = [injected for injected in candidates if injected is not None]
     if not fitting:
         return None
     weights = [RARITY_WEIGHTS.get(injected.kind, 1) for injected in fitting]

@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from pipeline.profiles import RakeRule
-
 __all__ = [
     "HALF_HIGH",
     "HALF_LOW",
@@ -25,7 +23,6 @@ __all__ = [
     "Share",
     "build_pots",
     "high_half",
-    "rake_for",
     "split_pots",
     "take_rake",
 ]
@@ -83,37 +80,35 @@ def build_pots(put_in: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
     return pots
 
 
-def rake_for(total_pot: int, players_dealt: int, saw_flop: bool, rule: RakeRule) -> int:
-    """The rake of a hand under ``rule`` (payout-rules K1-K3).
+def take_rake(pots: Sequence[Pot], rake: int, each_pot: bool = False) -> list[int]:
+    """Pot amounts after ``rake`` (payout-rules K4), as `pipeline.payouts.rake_by_pot` takes it.
 
-    None without a flop (no flop, no drop); else the percentage, rounded as the rule says and
-    capped for the number of players dealt in.
+    From the main pot first (a main pot smaller than the rake gives it all, the rest comes out
+    of the next pots); or, ``each_pot`` (a schedule rule's ``from = "each-pot"``), from every
+    pot in proportion to its size: each side pot gives ``rake × pot // total``, rounded down,
+    the main pot the rest (what a main pot too small for its part cannot give comes out of the
+    side pots in order). A rake larger than the pots takes them whole.
 
-    >>> rake_for(485, 4, True, RakeRule(500, ((2, 50), (3, 100))))
-    24
-    >>> rake_for(485, 4, True, RakeRule(500, ((2, 50),), rounding="increment", increment=5))
-    20
-    >>> rake_for(10_000, 2, True, RakeRule(500, ((2, 50), (3, 100))))
-    50
+    >>> pots = [Pot(296, (0, 1, 2)), Pot(126, (1, 2))]
+    >>> take_rake(pots, 20), take_rake(pots, 20, each_pot=True)
+    ([276, 126], [281, 121])
     """
-    if rule.no_flop_no_drop and not saw_flop:
-        return 0
-    scaled = total_pot * rule.percent_basis_points
-    if rule.rounding == "half_even":
-        rake, remainder = divmod(scaled, 10_000)
-        if 2 * remainder > 10_000 or (2 * remainder == 10_000 and rake % 2 == 1):
-            rake += 1
-    elif rule.rounding == "floor":
-        rake = scaled // 10_000
-    else:  # one increment per full (increment / percent) of pot
-        rake = scaled // (rule.increment * 10_000) * rule.increment
-    cap = rule.cap_for(players_dealt)
-    return rake if cap is None else min(rake, cap)
-
-
-def take_rake(pots: Sequence[Pot], rake: int) -> list[int]:
-    """Pot amounts after rake, which comes out of the main pot first (payout-rules K4)."""
     amounts = [pot.amount for pot in pots]
+    if each_pot and len(amounts) > 1:
+        total = sum(amounts)
+        if total <= 0:
+            return amounts
+        left = min(rake, total)
+        taken = [0] + [left * amount // total for amount in amounts[1:]]
+        taken[0] = min(left - sum(taken), amounts[0])
+        short = left - sum(taken)
+        for index in range(1, len(amounts)):
+            if short <= 0:
+                break
+            part = min(short, amounts[index] - taken[index])
+            taken[index] += part
+            short -= part
+        return [amount - part for amount, part in zip(amounts, taken)]
     for index, amount in enumerate(amounts):
         taken = min(amount, rake)
         amounts[index] = amount - taken

@@ -37,9 +37,16 @@ from pipeline.generate.betting import (
 from pipeline.generate.dealing import HIGH_VALUES, HOLES, LOW_VALUES, Dealer
 from pipeline.generate.faults import FAULT_KINDS, FaultContext, choose_fault
 from pipeline.generate.money import cash_money
-from pipeline.generate.showdown import Pot, Share, build_pots, rake_for, split_pots, take_rake
-from pipeline.generate.stakes import BLIND_LEVELS, FIXED_LIMIT_LEVELS, Stakes
-from pipeline.profiles import RakeRule
+from pipeline.generate.showdown import Pot, Share, build_pots, split_pots, take_rake
+from pipeline.generate.stakes import (
+    BLIND_LEVELS,
+    CASH_SCALE,
+    EDT_OFFSET,
+    FIXED_LIMIT_LEVELS,
+    CashRake,
+    Stakes,
+)
+from pipeline.rake_schedules import ScheduleRule
 
 __all__ = [
     "HandOutcome",
@@ -72,7 +79,7 @@ class TableInfo:
     is_tournament: bool
     tournament_id: int = 0
     buy_in: str = ""
-    rake_rule: RakeRule | None = None
+    rake: CashRake | None = None  # the rake schedule at a cash table; None: no rake
     split_unit: int = 1  # the smallest unit a pot is split in (P9): 5 cents at Full Tilt
     # Fixed limit: the cap of 4 bets a street is lifted when a cash pot gets heads-up before
     # it is reached (the site's rule, `pipeline.generate.sites`; never in tournaments).
@@ -111,7 +118,8 @@ class HandRecord:
     creating a record cost more than several steps of simulating the hand.
 
     ``shares``/``rake`` are what the rules say; ``recorded_shares``/``recorded_rake`` are what
-    the text says (they differ only in a faulted hand).
+    the text says (they differ only in a faulted hand). ``rake_rule`` is the schedule rule the
+    hand was raked by (None: no rule, no rake); its ``from`` says which pots give the rake.
     """
 
     hand_id: int
@@ -148,6 +156,13 @@ class HandRecord:
     closing_lines: Sequence[str] = ()
     description_overrides: Sequence[tuple[int, str, str]] = ()
     fault: tuple[str, int, str] | None = None  # kind, ring index, detail
+    rake_rule: ScheduleRule | None = None
+
+    @property
+    def rake_each_pot(self) -> bool:
+        """Whether the rake comes from every pot in proportion (else the main pot first)."""
+        rule = self.rake_rule
+        return rule is not None and rule.source == "each-pot"
 
     @property
     def total_pot(self) -> int:
@@ -355,7 +370,7 @@ class Session:
         self.sitters = self._seat_players()
         self.button_seat = 0
         self.previous_dealt: set[tuple[int, str]] = set()  # (seat, name) dealt into the last hand
-        self.previous_big_blind = 0
+        self.previous_big_blind: tuple[int, str] = (0, "")  # seat and player of the last hand
         self.hand_id = plan.first_hand_id
         self.moment = plan.started_at
         self.faults_owed = 0
@@ -458,7 +473,10 @@ class Session:
             small_blind.sitting_out = 1
             dealt.remove(small_blind)
         if len(self.previous_dealt) >= 3 and len(dealt) == 2:
-            big_blind = [sitter for sitter in dealt if sitter.seat == self.previous_big_blind]
+            # The same player, not whoever took the seat since (the big blind may have left).
+            big_blind = [
+                sitter for sitter in dealt if (sitter.seat, sitter.name) == self.previous_big_blind
+            ]
             if big_blind:
                 button = big_blind[0].seat
         return button, dealt
@@ -483,7 +501,8 @@ class Session:
         n = len(ring)
         self.previous_dealt = {(sitter.seat, sitter.name) for sitter in dealt}
         # Heads-up the button posts the small blind and the other player the big blind.
-        self.previous_big_blind = ring[1].seat if n > 2 else ring[0].seat
+        big_blind = ring[1] if n > 2 else ring[0]
+        self.previous_big_blind = (big_blind.seat, big_blind.name)
         deal = self.dealer.deal()
         # Slots 0 and 1 carry the biased deals: they go to two random players, the other
         # players take the next slots in ring order.
@@ -512,9 +531,14 @@ class Session:
         pots = build_pots(outcome.put_in, folded)
         total_pot = sum(outcome.put_in)
         saw_flop = outcome.board_shown >= 3
-        rule = table.rake_rule
-        rake = 0 if rule is None else rake_for(total_pot, n, saw_flop, rule)
-        amounts = take_rake(pots, rake)
+        # The first rule of the schedule for this hand (its UTC day, the players dealt in), on
+        # the chips put in after uncalled bets went back (never raked).
+        schedule = table.rake
+        rule = None
+        if schedule is not None:
+            rule = schedule.rule_for((self.moment + EDT_OFFSET).date(), n)
+        rake = 0 if rule is None else rule.rake(total_pot, CASH_SCALE, saw_flop)
+        amounts = take_rake(pots, rake, rule is not None and rule.source == "each-pot")
         shares = split_pots(pots, amounts, high, low, outcome.showdown, table.split_unit)
         names = [sitter.name for sitter in ring]
         recorded_shares, recorded_rake = shares, rake
@@ -535,6 +559,7 @@ class Session:
                 showdown=outcome.showdown,
                 saw_flop=saw_flop,
                 rake_rule=rule,
+                scale=CASH_SCALE,
                 players_dealt=n,
                 total_pot=total_pot,
                 unit=table.split_unit,
@@ -605,6 +630,7 @@ class Session:
             closing_lines=closing,
             description_overrides=overrides,
             fault=fault,
+            rake_rule=rule,
         )
 
     def _fever(self, ring: list[Sitter]) -> list[bool]:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from pipeline.generate.betting import POST_ANTE, POST_SMALL_BLIND, RETURN
 from pipeline.generate.pokerstars_text import TWO_DIGITS, printed_shares, shares_by_pot
 from pipeline.generate.showdown import HALF_HIGH, HALF_LOW, HALF_SCOOP, Share, high_half
 from pipeline.generate.simulate import HandRecord
+from pipeline.generate.stakes import EDT_OFFSET
 
 __all__ = [
     "Action",
@@ -37,8 +38,8 @@ __all__ = [
 Action = list[int]
 
 # The simulator's clock is Eastern Time, and every session stays inside 2011's summer time
-# (`pipeline.generate.EPOCH`): EDT, four hours behind UTC.
-_EDT_OFFSET = timedelta(hours=4)
+# (`pipeline.generate.EPOCH`): EDT, four hours behind UTC (the rake schedule's days are UTC too).
+_EDT_OFFSET = EDT_OFFSET
 
 
 def utc(moment: datetime) -> datetime:

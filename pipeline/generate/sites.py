@@ -10,7 +10,9 @@ differs beyond the layout is kept here:
   way the audit expects that site to;
 - ``fault_kinds``: the injected faults (``docs/faults.md``) the audit can detect from that
   site's text — a site whose hand descriptions are not checked cannot show a
-  ``description_mismatch``;
+  ``description_mismatch`` — drawn by default; the optional kinds
+  (`pipeline.generate.faults.OPTIONAL_FAULT_KINDS`: ``rake_under_schedule``) every site can
+  show too, but only when asked for (``hilo generate --fault-kinds``, `fault_kinds_for`);
 - ``tournaments``: whether the site's tournament text can be audited as the simulator settles
   it;
 - ``heads_up_uncapped``: whether the fixed-limit cap of a bet and three raises is lifted at the
@@ -26,12 +28,16 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
+from collections.abc import Sequence
+
 from pipeline.generate.faults import (
+    ALL_FAULT_KINDS,
     DESCRIPTION_MISMATCH,
     FAULT_KINDS,
+    OPTIONAL_FAULT_KINDS,
 )
 
-__all__ = ["SITES", "SiteText", "site_text"]
+__all__ = ["SITES", "SiteText", "fault_kinds_for", "site_text"]
 
 # Every kind but the description: only PokerStars' wording is checked by the audit
 # (`SiteProfile.description_style`).
@@ -53,6 +59,11 @@ class SiteText:
     def module(self) -> ModuleType:
         """The writer module."""
         return importlib.import_module(f"pipeline.generate.{self.writer}")
+
+    @property
+    def allowed_fault_kinds(self) -> tuple[str, ...]:
+        """Every kind that may be asked for: the default ones and the optional ones."""
+        return self.fault_kinds + OPTIONAL_FAULT_KINDS
 
 
 SITES: dict[str, SiteText] = {
@@ -80,3 +91,28 @@ def site_text(name: str) -> SiteText:
         return SITES[name]
     except KeyError:
         raise ValueError(f"unknown site {name!r} (known: {', '.join(SITES)})") from None
+
+
+def fault_kinds_for(name: str, kinds: Sequence[str]) -> tuple[str, ...]:
+    """The fault kinds asked for at site ``name``, in the order of `ALL_FAULT_KINDS`;
+    ValueError for an unknown code, one the site's text cannot show, or none at all.
+
+    >>> fault_kinds_for("ggpoker", ["rake_under_schedule", "rake_over_cap"])
+    ('rake_over_cap', 'rake_under_schedule')
+    """
+    site = site_text(name)
+    asked = set(kinds)
+    unknown = sorted(asked - set(ALL_FAULT_KINDS))
+    if unknown:
+        raise ValueError(
+            f"unknown fault kind(s) {', '.join(unknown)} (known: {', '.join(ALL_FAULT_KINDS)})"
+        )
+    refused = sorted(asked - set(site.allowed_fault_kinds))
+    if refused:
+        raise ValueError(
+            f"{name}'s text cannot show the fault kind(s) {', '.join(refused)}"
+            f" (it can show: {', '.join(site.allowed_fault_kinds)})"
+        )
+    if not asked:
+        raise ValueError("--fault-kinds names no fault kind")
+    return tuple(kind for kind in ALL_FAULT_KINDS if kind in asked)

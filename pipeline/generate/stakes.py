@@ -1,15 +1,19 @@
-"""Stakes, blind levels, rake schedules, table and player names used by the generator.
+"""Stakes, blind levels, the rake of cash tables, table and player names used by the generator.
 
 Everything here is data: the PokerStars-like structures the simulated tables play with. Money is
-in the table's minor unit (cents for cash games, chips for tournaments).
+in the table's minor unit (cents for cash games, chips for tournaments). The rake is a schedule
+file (`pipeline.rake_schedules`, ``docs/rake.md``): ``hilo generate --rake-schedule FILE``,
+``generated`` (``pipeline/rake/generated.toml``) unless told otherwise.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import datetime as dt
+from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import lru_cache
 
-from pipeline.profiles import RakeRule, generated_rake_rule
+from pipeline.rake_schedules import RakeSchedule, ScheduleError, ScheduleRule
 
 __all__ = [
     "BLIND_LEVELS",
@@ -20,10 +24,19 @@ __all__ = [
     "RAISE_CAP",
     "TABLE_STEMS",
     "TOURNAMENT_BUY_INS",
+    "CASH_SCALE",
+    "EDT_OFFSET",
+    "CashRake",
     "Stakes",
-    "cash_rake_rule",
+    "check_schedule",
     "roman",
 ]
+
+# Cash money is in cents (dollars and euros alike): the schedule's amounts are read at this scale.
+CASH_SCALE = 100
+# The simulator's clock is Eastern summer time (`pipeline.generate.EPOCH`): four hours behind
+# UTC. A schedule's ``since``/``until`` are days in UTC, as the parsers store ``started_at``.
+EDT_OFFSET = dt.timedelta(hours=4)
 
 # PokerStars fixed limit: a bet and three raises (the big blind counts as the first bet preflop).
 RAISE_CAP = 4
@@ -145,10 +158,57 @@ TOURNAMENT_BUY_INS: tuple[str, ...] = (
 )
 
 
-def cash_rake_rule(stakes: Stakes) -> RakeRule:
-    """The generator's rake for a cash stake (`pipeline.profiles.generated_rake_rule`, the same
-    schedule ``hilo audit --rake-schedule generated`` checks against)."""
-    return generated_rake_rule(stakes.big_blind)
+@dataclass(frozen=True, slots=True, eq=False)
+class CashRake:
+    """The rake schedule as one cash table sees it: the facts a rule can test that stay the same
+    for the whole session (site, cash, limit, currency, big blind), the rest per hand.
+
+    `rule_for` gives the first rule of the schedule matching a hand started on ``day`` (UTC)
+    with ``players`` dealt in, as the audit looks it up from the parsed hand
+    (`pipeline.audit`); None: no rule, no rake.
+    """
+
+    schedule: RakeSchedule
+    site: str
+    currency: str
+    limit_type: str
+    big_blind: int  # minor units (`CASH_SCALE`)
+    _rules: dict[tuple[dt.date, int], ScheduleRule | None] = field(
+        default_factory=dict, repr=False
+    )
+
+    def rule_for(self, day: dt.date, players: int) -> ScheduleRule | None:
+        """The rule of a hand (looked up once per day and number of players)."""
+        key = (day, players)
+        try:
+            return self._rules[key]
+        except KeyError:
+            rule = self.schedule.rule_for(
+                self.site,
+                False,
+                self.limit_type,
+                self.currency,
+                Decimal(self.big_blind) / CASH_SCALE,
+                day,
+                players,
+            )
+            self._rules[key] = rule
+            return rule
+
+
+def check_schedule(schedule: RakeSchedule, site: str) -> None:
+    """Refuse, before any hand is played, a rule that could rake this site's cash hands with an
+    amount that is not a whole number of cents (``cap = "0.005"``): a ScheduleError naming the
+    schedule and the rule."""
+    for rule in schedule.rules:
+        if rule.game == "tournament" or rule.site not in (None, site):
+            continue
+        try:
+            for amount in (rule.cap, rule.increment, rule.per):
+                if amount is not None:
+                    rule.minor(amount, CASH_SCALE)
+        except ScheduleError as error:
+            raise ScheduleError(f"rake schedule {schedule.name}: {error}") from None
 
 
 TABLE_STEMS: tuple[str, ...] = (
