@@ -42,6 +42,7 @@ FINDINGS_FOR_FAULT = {
     "no_split_with_low": PAYOUT_FINDINGS,
     "side_pot_ineligible": PAYOUT_FINDINGS,
     "rake_over_cap": {"rake"},
+    "rake_under_schedule": {"rake"},
     "rake_no_flop": {"rake"},
     "description_mismatch": {"hand_description"},
 }
@@ -314,3 +315,45 @@ def test_unit_split_conserves_money_and_matches_the_audit(
         key = (share.pot_index, share.player)
         simulated[key] = simulated.get(key, 0) + share.amount
     assert simulated == audit
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("site", list(SITES))
+def test_twenty_thousand_fixed_limit_hands_with_capped_streets(tmp_path: Path, site: str) -> None:
+    """Issue 16: a clean fixed-limit archive, PokerStars' with ``Betting is capped`` after each
+    fourth bet, ingests with no reject and no note, audits with no finding, and its statistics
+    facts equal the ground truth."""
+    from pipeline.stats import open_database
+
+    out = tmp_path / site
+    generate(20_000, 41, out, site=site, limit="FL", fault_rate=0.0, workers=2)
+    if site == "pokerstars":
+        text = "".join(path.read_text(encoding="utf-8-sig") for path in (out / site).iterdir())
+        assert text.count("Betting is capped") > 500
+    dataset = out / "dataset"
+    summary = ingest([out / site], dataset, workers=2)
+    assert (summary.rejected, summary.notes, summary.parsed) == (0, 0, 20_000), summary.line()
+    tables = {name: pl.from_arrow(read_table(dataset, name)) for name in TABLES}
+    trip = RoundTrip(site, out, tables, audit_tables(**tables, rake_schedule="generated"), summary)  # type: ignore[arg-type]
+    assert trip.result.discrepancies.height == 0, trip.result.discrepancies.head(5)
+    check_money_against_truth(trip)
+    truth = trip.truth("truth_players").filter("dealt_in")
+    connection = open_database(dataset)
+    try:
+        facts = connection.sql(
+            "select hand_id, player, is_vpip, is_pfr, saw_flop, went_to_showdown,"
+            " won_at_showdown, net_won from fct_hand_players"
+        ).pl()
+    finally:
+        connection.close()
+    joined = truth.join(facts, on=KEY, how="full", coalesce=True)
+    assert joined.height == truth.height == facts.height
+    for mine, theirs in (
+        ("is_vpip", "vpip"),
+        ("is_pfr", "pfr"),
+        ("saw_flop", "saw_flop"),
+        ("went_to_showdown", "showdown"),
+        ("won_at_showdown", "won_at_showdown"),
+        ("net_won", "net_won"),
+    ):
+        assert joined.filter(pl.col(mine).ne_missing(pl.col(theirs))).height == 0, mine
