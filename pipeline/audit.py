@@ -201,55 +201,61 @@ def _return_unmatched(
     return line the site left out, a wording finding), and kept where the site paid it as a
     won pot (PartyPoker, Merge, Winamax) or where no printed rake lets the two be told apart.
     """
-    ranked = players.with_columns(
-        largest=pl.col("put_in").max().over("hand_row"),
-        largest_count=(pl.col("put_in") == pl.col("put_in").max()).sum().over("hand_row"),
-        second=pl.col("put_in")
-        .filter(pl.col("put_in") < pl.col("put_in").max())
-        .max()
-        .over("hand_row")
-        .fill_null(0),
-    )
+    largest, largest_count, second = _top_two(players)
     silent_sites = [
         site for site in hands["site"].unique().to_list() if not _profile(site).uncalled_printed
     ]
+    hand_row = players["hand_row"].to_numpy()
+    put_in = players["put_in"].to_numpy()
     collected = np.zeros(hands.height, dtype=np.int64)
     np.add.at(collected, collections["hand_row"].to_numpy(), collections["amount"].to_numpy())
-    put_in = np.zeros(hands.height, dtype=np.int64)
-    np.add.at(put_in, players["hand_row"].to_numpy(), players["put_in"].to_numpy())
+    pot = np.zeros(hands.height, dtype=np.int64)
+    np.add.at(pot, hand_row, put_in)
     paid = collected + hands["rake"].fill_null(0).to_numpy()
-    silent = hands["site"].is_in(silent_sites).to_numpy()
-    top = (
-        (pl.col("put_in") == pl.col("largest"))
-        & (pl.col("largest_count") == 1)
-        & (pl.col("second") < pl.col("largest"))
-    )
-    excess = pl.col("largest") - pl.col("second")
-    paid_without_it = _per_hand(pl.Series(paid), "paid") == _per_hand(
-        pl.Series(put_in), "put_total"
-    ) - excess
-    rake_printed = _per_hand(hands["rake"].is_not_null(), "rake_known")
-    unprinted = top & ~_per_hand(silent, "silent") & rake_printed & paid_without_it
-    returned = top & (_per_hand(silent, "silent") | unprinted)
-    marked = ranked.with_columns(unprinted=unprinted, excess=excess)
-    findings = (
-        marked.filter(pl.col("unprinted"))
-        .with_columns(*_hand_columns(hands))
-        .select(
-            *HAND_KEY,
-            "player",
-            kind=pl.lit("uncalled_unprinted"),
-            expected=pl.col("excess"),
-            recorded=pl.lit(0, dtype=pl.Int64),
-            detail=pl.lit("unmatched ")
-            + pl.col("excess").cast(pl.String)
-            + pl.lit(" went back to its owner without a return line"),
+    silent = hands["site"].is_in(silent_sites).to_numpy()[hand_row]
+    rake_printed = hands["rake"].is_not_null().to_numpy()[hand_row]
+    excess = largest - second
+    top = (put_in == largest) & (largest_count == 1) & (second < largest)
+    unprinted = top & ~silent & rake_printed & (paid[hand_row] == pot[hand_row] - excess)
+    returned = top & (silent | unprinted)
+    findings = _empty_findings()
+    if unprinted.any():
+        rows = np.flatnonzero(unprinted)
+        findings = (
+            players[rows]
+            .with_columns(excess=pl.Series(excess[rows]))
+            .with_columns(*_hand_columns(hands))
+            .select(
+                *HAND_KEY,
+                "player",
+                kind=pl.lit("uncalled_unprinted"),
+                expected=pl.col("excess"),
+                recorded=pl.lit(0, dtype=pl.Int64),
+                detail=pl.lit("unmatched ")
+                + pl.col("excess").cast(pl.String)
+                + pl.lit(" went back to its owner without a return line"),
+            )
         )
-    )
-    players = ranked.with_columns(
-        put_in=pl.when(returned).then(pl.col("second")).otherwise(pl.col("put_in"))
-    ).drop("largest", "largest_count", "second")
+    players = players.with_columns(put_in=pl.Series(np.where(returned, second, put_in)))
     return players, findings
+
+
+def _top_two(players: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per player row: the hand's largest contribution, how many players put it in, and the
+    largest contribution below it (0 if none). Rows of a hand are contiguous."""
+    put = players["put_in"].to_numpy().astype(np.int64, copy=False)
+    if put.shape[0] == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    hand = players["hand_row"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, hand[1:] != hand[:-1]])
+    sizes = np.diff(np.r_[starts, put.shape[0]])
+    largest = np.repeat(np.maximum.reduceat(put, starts), sizes)
+    is_top = put == largest
+    count = np.repeat(np.add.reduceat(is_top.astype(np.int64), starts), sizes)
+    below = np.where(is_top, -1, put)
+    second = np.maximum(np.repeat(np.maximum.reduceat(below, starts), sizes), 0)
+    return largest, count, second
 
 
 def _strengths(
@@ -418,13 +424,12 @@ def _with_inferred_rake(
     np.add.at(put_in, players["hand_row"].to_numpy(), players["put_in"].to_numpy())
     # The pot a rake is taken from: the chips put in less any unmatched top (which a site may
     # pay back as a won pot, but never rakes).
-    tops = players.group_by("hand_row").agg(
-        largest=pl.col("put_in").max(),
-        second=pl.col("put_in").sort(descending=True).slice(1, 1).first().fill_null(0),
-    )
-    largest, second = _lookup(hands.select("hand_row"), tops, "hand_row", ["largest", "second"])
-    matched = pl.Series(put_in) - (largest.fill_null(0) - second.fill_null(0)).clip(lower_bound=0)
-    hands = hands.with_columns(pot_matched=matched)
+    largest, count, second = _top_two(players)
+    # Where two players share the largest contribution nothing is unmatched.
+    unmatched = np.where(count == 1, largest - second, 0)
+    per_hand = np.zeros(hands.height, dtype=np.int64)
+    np.maximum.at(per_hand, players["hand_row"].to_numpy(), unmatched)
+    hands = hands.with_columns(pot_matched=pl.Series(put_in - per_hand))
     if not unprinted:
         return hands.with_columns(rake_inferred=pl.lit(False), pot_put_in=pl.Series(put_in))
     put = players.group_by("hand_row").agg(put_in=pl.col("put_in").sum())
@@ -719,7 +724,10 @@ def _rake_rules(hands: pl.DataFrame, rake_schedule: str) -> pl.DataFrame:
         limit_type=pl.col("limit_type"),
         currency=pl.col("currency"),
         big_blind=pl.col("big_blind"),
-        day=pl.col("started_at").dt.date(),
+        # Without dates in the schedule, one lookup serves every day.
+        day=pl.col("started_at").dt.date()
+        if any(rule.since or rule.until for rule in schedule.rules)
+        else pl.lit(None, dtype=pl.Date),
     )
     keys = ["site", "tournament", "limit_type", "currency", "big_blind", "money_scale", "day", "players_dealt"]
     combos = facts.select(keys).unique()
@@ -988,11 +996,22 @@ with hands as (
     from button_hands
     {first_copy}
 ),
+dealt as (
+    select site, hand_id, seat, player
+    from button_seats
+    where not coalesce(sitting_out, false)
+    union all
+    -- Tournaments deal in the players they list as sitting out.
+    select seats.site, seats.hand_id, seats.seat, seats.player
+    from button_seats as seats
+    join hands on hands.site = seats.site and hands.hand_id = seats.hand_id
+    where coalesce(seats.sitting_out, false) and hands.tournament_id is not null
+),
 ordered as (
     select *
     from (
         select
-            site, hand_id, tournament_id, button_seat, started_at, source_file, source_offset,
+            site, hand_id, button_seat, started_at, source_file, source_offset,
             lag(hand_id) over table_order as previous_hand,
             lag(button_seat) over table_order as previous_button,
             lag(started_at) over table_order as previous_start,
@@ -1010,62 +1029,47 @@ ordered as (
 unbroken as (
     select ordered.*
     from ordered
-    where not exists (
-        select 1 from button_rejects as rejects
-        where rejects.source_file = ordered.source_file
-            and ordered.previous_file = ordered.source_file
-            and rejects.source_offset > least(ordered.previous_offset, ordered.source_offset)
-            and rejects.source_offset < greatest(ordered.previous_offset, ordered.source_offset)
-    )
+    {gap_filter}
 ),
-dealt as (
-    select seats.site, seats.hand_id, seats.seat, seats.player
-    from button_seats as seats
-    join hands on hands.site = seats.site and hands.hand_id = seats.hand_id
-    where hands.tournament_id is not null or not coalesce(seats.sitting_out, false)
-),
-previous_seats as (
+seated as (
     select
-        unbroken.site, unbroken.hand_id, dealt.seat, dealt.player,
-        row_number() over (
-            partition by unbroken.site, unbroken.hand_id
-            order by dealt.seat <= unbroken.previous_button, dealt.seat
-        ) as clockwise,
-        count(*) over (partition by unbroken.site, unbroken.hand_id) as players
-    from unbroken
-    join dealt on dealt.site = unbroken.site and dealt.hand_id = unbroken.previous_hand
+        site,
+        hand_id,
+        list(seat order by seat) as seats,
+        list(hash(seat, player) order by seat) as sitters
+    from dealt
+    group by site, hand_id
 ),
-judged as (
+pairs as (
     select
         unbroken.site, unbroken.hand_id, unbroken.button_seat, unbroken.previous_button,
-        any_value(previous_seats.players) as previous_players,
-        count(distinct current.seat) as current_players,
-        min(current.seat) filter (
-            where previous_seats.clockwise = 2 and previous_seats.player = current.player
-        ) as previous_big_blind,
-        coalesce(
-            min(current.seat) filter (
-                where current.seat > unbroken.previous_button
-                    and previous_seats.player = current.player
-            ),
-            min(current.seat) filter (where previous_seats.player = current.player)
-        ) as next_in_both
+        len(current.seats) as current_players,
+        len(previous.seats) as previous_players,
+        list_filter(
+            current.seats, lambda seat, i: list_contains(previous.sitters, current.sitters[i])
+        ) as both_seats,
+        list_concat(
+            list_filter(previous.seats, lambda seat: seat > unbroken.previous_button),
+            list_filter(previous.seats, lambda seat: seat <= unbroken.previous_button)
+        )[2] as previous_big_blind
     from unbroken
-    join dealt as current
+    join seated as current
         on current.site = unbroken.site and current.hand_id = unbroken.hand_id
-    left join previous_seats
-        on previous_seats.site = unbroken.site and previous_seats.hand_id = unbroken.hand_id
-            and previous_seats.seat = current.seat
-    group by all
+    join seated as previous
+        on previous.site = unbroken.site and previous.hand_id = unbroken.previous_hand
 ),
 expected as (
     select *,
         case
-            when previous_players >= 3 and current_players = 2 and previous_big_blind is not null
+            when previous_players >= 3 and current_players = 2
+                and list_contains(both_seats, previous_big_blind)
                 then previous_big_blind
-            else next_in_both
+            else coalesce(
+                list_min(list_filter(both_seats, lambda seat: seat > previous_button)),
+                list_min(both_seats)
+            )
         end as expected
-    from judged
+    from pairs
 )
 select
     site,
@@ -1087,10 +1091,6 @@ _FIRST_COPY = """qualify row_number() over (
 _BUTTON_COLUMNS = (
     "site, hand_id, table_name, tournament_id, started_at, button_seat, source_file, source_offset"
 )
-_EMPTY_REJECTS = (
-    "create view button_rejects as"
-    " select '' as source_file, cast(0 as bigint) as source_offset limit 0"
-)
 
 
 def _button_findings(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
@@ -1104,12 +1104,25 @@ def _button_findings(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
         button_seats = seats.select("site", "hand_id", "seat", "player", "sitting_out")
         connection.register("button_hands", button_hands)
         connection.register("button_seats", button_seats)
-        connection.execute(_EMPTY_REJECTS)
-        return _button_result(connection)
+        return _button_result(connection, rejects=False)
 
 
-def _button_result(connection: object, *, first_copies: bool = True) -> pl.DataFrame:
-    query = _BUTTON_SQL.format(first_copy=_FIRST_COPY if first_copies else "")
+# A pair with a quarantined hand of the same file between its two hands is a gap.
+_GAP_FILTER = """where not exists (
+        select 1 from button_rejects as rejects
+        where rejects.source_file = ordered.source_file
+            and ordered.previous_file = ordered.source_file
+            and rejects.source_offset > least(ordered.previous_offset, ordered.source_offset)
+            and rejects.source_offset < greatest(ordered.previous_offset, ordered.source_offset)
+    )"""
+
+
+def _button_result(
+    connection: object, *, first_copies: bool = True, rejects: bool = True
+) -> pl.DataFrame:
+    query = _BUTTON_SQL.format(
+        first_copy=_FIRST_COPY if first_copies else "", gap_filter=_GAP_FILTER if rejects else ""
+    )
     found = connection.sql(query).pl()  # type: ignore[attr-defined]
     return found.cast(FINDING_SCHEMA) if found.height else _empty_findings()
 
@@ -1155,9 +1168,7 @@ def _dataset_button_findings(
                 " where source_offset is not null",
                 params=[[str(root / part) for part in reject_parts]],
             ).create_view("button_rejects")
-        else:
-            connection.execute(_EMPTY_REJECTS)
-        return _button_result(connection, first_copies=repeated)
+        return _button_result(connection, first_copies=repeated, rejects=bool(reject_parts))
 
 
 @dataclass(frozen=True)
@@ -1262,7 +1273,11 @@ def _money_affected(discrepancies: pl.DataFrame, hands: pl.DataFrame) -> dict[tu
     )
     if money.height == 0:
         return {}
-    currencies = hands.select(*HAND_KEY, "currency", "money_scale").unique(HAND_KEY)
+    currencies = (
+        hands.select(*HAND_KEY, "currency", "money_scale")
+        .join(money.select(HAND_KEY).unique(), on=HAND_KEY, how="semi")
+        .unique(HAND_KEY)
+    )
     totals = (
         money.join(currencies, on=HAND_KEY, how="left")
         .group_by(pl.col("currency").fill_null("?"), pl.col("money_scale").fill_null(1))
@@ -1495,6 +1510,10 @@ def run_audit(
     else:
         futures = [executor.submit(audit_unit, str(root), unit, rake_schedule) for unit in units]
         try:
+            # The button check needs no unit's result: it runs here while the workers audit.
+            button = with_severity(
+                _dataset_button_findings(root, hand_parts, seat_parts, reject_parts, repeated)
+            )
             for done, future in enumerate(as_completed(futures), start=1):
                 summaries.append(future.result())
                 if progress is not None:
@@ -1504,9 +1523,10 @@ def run_audit(
             for future in futures:
                 future.cancel()
             raise
-    button = with_severity(
-        _dataset_button_findings(root, hand_parts, seat_parts, reject_parts, repeated)
-    )
+    if executor is None:
+        button = with_severity(
+            _dataset_button_findings(root, hand_parts, seat_parts, reject_parts, repeated)
+        )
     written = {path for summary in summaries for path in summary.written}
     for (site,), part in button.partition_by("site", as_dict=True).items():
         unit = AuditUnit(str(site), ("button",))
