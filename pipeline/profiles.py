@@ -1,9 +1,10 @@
 """Per-site rule parameters: split unit, rake schedule, raise cap, how payouts are printed.
 
 The payout rules (payout-rules.md P1-P9, K1-K4) are the same everywhere; what differs between
-sites, stakes and periods is captured by a small `SiteProfile`. Rake schedules change with the
-stake and over the years, so a profile's `RakeRule` describes one era and stake; the audit
-flags a rake that does not fit it as "implausible", never as "wrong" (payout-rules.md §2).
+sites is captured by a small `SiteProfile`. The rake schedules the audit and the generator use
+are data (`pipeline.rake_schedules`, docs/rake.md, `pipeline/rake/*.toml`); the `RakeRule`s
+here are the scalar reference settlement's (`pipeline.rules.settle`) and the tests' independent
+statement of the same schedules.
 """
 
 from __future__ import annotations
@@ -13,12 +14,9 @@ from dataclasses import dataclass
 __all__ = [
     "PROFILES",
     "RAKE_ROUNDINGS",
-    "RAKE_SCHEDULES",
     "RakeRule",
     "SiteProfile",
     "generated_rake_rule",
-    "profile_name",
-    "rake_rule_for",
     "site_profile",
 ]
 
@@ -187,9 +185,6 @@ PROFILES: dict[str, SiteProfile] = {
 }
 
 
-RAKE_SCHEDULES = ("auto", "generated")
-
-
 def generated_rake_rule(big_blind: int) -> RakeRule:
     """The rake `hilo generate` takes at a cash stake: 5 % rounded half to even, capped by
     players dealt in and stake (docs/faults.md)."""
@@ -200,61 +195,6 @@ def generated_rake_rule(big_blind: int) -> RakeRule:
     else:
         caps = ((2, 100), (3, 200), (5, 300))
     return RakeRule(500, caps)
-
-
-def rake_rule_for(
-    schedule: str,
-    site: str,
-    started_year: int | None,
-    limit_type: str | None,
-    big_blind: int | None,
-    tournament: bool,
-    money_scale: int,
-) -> RakeRule | None:
-    """The rake rule a hand was played under, or None when no documented schedule fits.
-
-    ``schedule`` is ``"auto"`` (real sites: matched by era and stake, `profile_name`) or
-    ``"generated"`` (archives written by ``hilo generate``).
-    """
-    if schedule == "generated":
-        if tournament or money_scale != 100 or big_blind is None:
-            return None
-        return generated_rake_rule(big_blind)
-    if schedule != "auto":
-        raise ValueError(f"unknown rake schedule {schedule!r}; known: {', '.join(RAKE_SCHEDULES)}")
-    return PROFILES[
-        profile_name(site, started_year, limit_type, big_blind, tournament, money_scale)
-    ].rake
-
-
-def profile_name(
-    site: str, started_year: int | None, limit_type: str | None, big_blind: int | None,
-    tournament: bool, money_scale: int,
-) -> str:
-    """Which profile's rake schedule applies to a hand; ``"no-rake"`` when none is known.
-
-    Rake schedules depend on the site, the period and the stake (payout-rules.md K2-K3): a
-    hand is matched only to a schedule that was documented for its era and stake, so an
-    unknown schedule is never used to call a rake wrong.
-
-    >>> profile_name("pokerstars", 2009, "PL", 2, False, 100)
-    'pokerstars-2009-micro'
-    >>> profile_name("pokerstars", 2021, "PL", 50, False, 100)
-    'no-rake'
-    """
-    if tournament or money_scale != 100:
-        return "pokerstars-tournament" if site == "pokerstars" else "no-rake"
-    if site != "pokerstars" or started_year is None:
-        return "no-rake"
-    if started_year < 2012:
-        if limit_type == "FL" and big_blind == 500:
-            return "pokerstars-2005-limit"
-        if limit_type in ("PL", "NL") and big_blind is not None and big_blind <= 25:
-            return "pokerstars-2009-micro"
-        return "no-rake"
-    if limit_type in ("PL", "NL") and big_blind == 2:
-        return "pokerstars"
-    return "no-rake"
 
 
 def site_profile(site: str) -> SiteProfile:
