@@ -280,9 +280,8 @@ def finish(tables: HandTables) -> ParseResult:
         frame = frame.join(good, on="hand", how="semi").join(ids, on="hand", how="left")
         return _complete(frame.with_columns(site_column), table)
 
-    first_lines = tables.frame.filter(pl.col("is_start")).select("hand", first_line_no="line_no")
     notes = note_rows(
-        notes, first_lines, hands.with_columns(source_file=pl.lit(tables.source_file)), site
+        notes, tables.frame, hands.with_columns(source_file=pl.lit(tables.source_file)), site
     )
     rejects = pl.concat(
         [_preamble_rejects(tables), _hand_rejects(tables, reasons)], how="vertical_relaxed"

@@ -121,16 +121,17 @@ def triage_unknown_lines(
 
 
 def note_rows(
-    notes: pl.DataFrame, first_lines: pl.DataFrame, hands: pl.DataFrame, site: str
+    notes: pl.DataFrame, frame: pl.DataFrame, hands: pl.DataFrame, site: str
 ) -> pl.DataFrame:
     """Canonical ``notes`` rows of the stored hands.
 
-    ``notes`` comes from `triage_unknown_lines`; ``first_lines`` has ``hand`` and
-    ``first_line_no`` (the line number of each hand's first line in the block); ``hands`` has
-    ``hand``, ``hand_id`` and ``source_file`` of the hands that are stored (others' notes are
-    dropped: a quarantined hand keeps its whole text in ``rejects``).
+    ``notes`` comes from `triage_unknown_lines`; ``frame`` is the block's lines (``hand``,
+    ``line_no``, ``is_start``), which give each hand's first line; ``hands`` has ``hand``,
+    ``hand_id`` and ``source_file`` of the hands that are stored (others' notes are dropped: a
+    quarantined hand keeps its whole text in ``rejects``).
     """
-    rows = (
+    first_lines = frame.filter(pl.col("is_start")).select("hand", first_line_no="line_no")
+    return (
         notes.join(hands.select("hand", "hand_id", "source_file"), on="hand", how="inner")
         .join(first_lines, on="hand", how="left")
         .sort("hand", "line_no")
@@ -147,7 +148,6 @@ def note_rows(
             kind=pl.lit(NOTE_KIND_UNRECOGNISED),
         )
     )
-    return rows
 
 
 _SHAPE_NUMBER = re.compile(r"[0-9]+(?:[.,][0-9]+)*")

@@ -395,8 +395,7 @@ def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
         for frame in (seats, actions, collections, showdowns)
     )
     hands = hands.with_columns(site=site_column, source_file=pl.lit(source_file))
-    first_lines = parts.frame.filter(pl.col("is_start")).select("hand", first_line_no="line_no")
-    notes = note_rows(notes, first_lines, hands, site)
+    notes = note_rows(notes, parts.frame, hands, site)
     tables = {
         "hands": table_from_frame(_with_columns_of(hands.sort("hand"), "hands"), "hands"),
         "seats": table_from_frame(_with_columns_of(seats.sort("hand", "seat"), "seats"), "seats"),

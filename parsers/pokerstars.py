@@ -34,10 +34,9 @@ from parsers.columns import (
     is_partial_show,
     local_time_to_utc,
     money,
-    other_game_name,
 )
 from parsers.kernels import street_totals
-from parsers.notes import note_rows, triage_unknown_lines
+from parsers.notes import note_rows, triage_unknown_lines, with_other_games
 from pipeline.positions import assign_positions
 from pipeline.profiles import SiteProfile
 
@@ -307,10 +306,11 @@ class _Block:
         body = self.frame.join(opened_by_header, on="hand", how="semi")
         preamble_rejects = self._preamble_rejects(preamble)
 
-        headers = self._headers(body)
-        is_o8 = pl.col("game") == GAME
-        skipped = headers.filter(pl.col("header_ok") & ~is_o8)
-        candidates = headers.filter(pl.col("header_ok") & is_o8)
+        headers = with_other_games(
+            self._headers(body).with_columns(is_o8=pl.col("game") == GAME), body
+        )
+        skipped = headers.filter(pl.col("header_ok") & ~pl.col("is_o8"))
+        candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
         bad_headers = headers.filter(~pl.col("header_ok")).select(
             "hand", pl.lit("unrecognised hand header").alias("reason")
         )
@@ -368,10 +368,7 @@ class _Block:
             frame.join(ids, on="hand", how="left")
             for frame in (seats, actions, collections, showdowns)
         )
-        first_lines = self.frame.filter(pl.col("is_start")).select(
-            "hand", first_line_no="line_no"
-        )
-        notes = note_rows(notes, first_lines, hands, SITE)
+        notes = note_rows(notes, self.frame, hands, SITE)
         return self._results(
             {
                 "hands": hands.sort("hand"),
@@ -459,18 +456,11 @@ class _Block:
             .then(pl.col("symbol").replace_strict(CURRENCY_SYMBOLS, default="UNKNOWN"))
             .otherwise(pl.lit("PLAY"))
         )
-        readable = (
-            pl.col("hand_id").is_not_null()
-            & pl.col("game").is_not_null()
-            & pl.col("first").is_not_null()
-        )
-        other_game = other_game_name(pl.col("line"))
         return parsed.with_columns(
-            # A header of another game that is only partly understood is still that game.
-            header_ok=readable | other_game.is_not_null(),
-            game=pl.when(readable)
-            .then(pl.col("game"))
-            .otherwise(pl.coalesce(other_game, pl.col("line").str.slice(0, 80))),
+            header_ok=pl.col("hand_id").is_not_null()
+            & pl.col("game").is_not_null()
+            & pl.col("first").is_not_null(),
+            game=pl.col("game").fill_null(pl.col("line").str.slice(0, 80)),
             limit_type=pl.col("limit").replace_strict(
                 {"Limit": "FL", "Fixed Limit": "FL", "Pot Limit": "PL", "No Limit": "NL"},
                 default=None,

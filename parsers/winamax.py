@@ -531,10 +531,7 @@ class TextFormat:
             frame.join(ids, on="hand", how="left").with_columns(site=pl.lit(self.site))
             for frame in (seats, actions, collections, showdowns)
         )
-        first_lines = self.frame.filter(pl.col("is_start")).select(
-            "hand", first_line_no="line_no"
-        )
-        notes = note_rows(notes, first_lines, hands, self.site)
+        notes = note_rows(notes, self.frame, hands, self.site)
         preamble_rejects = self.preamble_rejects(preamble)
         rejects = pl.concat(
             [preamble_rejects, self.hand_rejects(reasons, headers)], how="vertical_relaxed"
