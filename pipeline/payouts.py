@@ -329,15 +329,37 @@ def rake_by_pot(
     >>> rake_by_pot(pots, np.array([20])).tolist(), rake_by_pot(pots, np.array([20]), np.array([True])).tolist()
     ([20, 0], [15, 5])
     """
-    flags = np.zeros(len(rake), dtype=np.bool_) if each_pot is None else each_pot
+    hands = np.ascontiguousarray(pots.hand, dtype=np.int64)
     amounts = np.ascontiguousarray(pots.amount, dtype=np.int64)
     rakes = np.ascontiguousarray(rake, dtype=np.int64)
-    if len(amounts) and len(rakes) and int(np.abs(rakes).max()) * int(amounts.max()) >= 1 << 62:
-        raise OverflowError("rake times pot does not fit 64 bits: not a real hand")
-    return _rake_by_pot_kernel(
-        np.ascontiguousarray(pots.hand, dtype=np.int64), amounts, rakes,
-        np.ascontiguousarray(flags, dtype=np.bool_),
-    )
+    flags = np.zeros(len(rakes), dtype=np.bool_) if each_pot is None else each_pot.copy()
+    # Proportional shares multiply rake by pot: hands where that could pass 2^62 (no real hand)
+    # are shared out here in Python's exact integers instead.
+    huge = np.zeros(len(rakes), dtype=np.bool_)
+    if flags.any() and len(amounts):
+        largest = np.zeros(len(rakes), dtype=np.int64)
+        np.maximum.at(largest, hands, amounts)
+        huge = flags & (np.abs(rakes).astype(np.float64) * largest.astype(np.float64) >= 2.0**61)
+        flags &= ~huge
+    taken = _rake_by_pot_kernel(hands, amounts, rakes, np.ascontiguousarray(flags))
+    for hand in np.flatnonzero(huge):
+        rows = np.flatnonzero(hands == hand)
+        taken[rows] = _proportional(amounts[rows].tolist(), int(rakes[hand]))
+    return taken
+
+
+def _proportional(amounts: list[int], rake: int) -> list[int]:
+    """`rake_by_pot`'s each-pot rule for one hand, in exact integers."""
+    total = sum(amounts)
+    left = min(rake, total)
+    shares = [0] + [left * amount // total for amount in amounts[1:]] if total else [0] * len(amounts)
+    shares[0] = min(left - sum(shares), amounts[0])
+    short = left - sum(shares)
+    for index in range(1, len(amounts)):
+        part = min(short, amounts[index] - shares[index])
+        shares[index] += part
+        short -= part
+    return shares
 
 
 def split_pots(

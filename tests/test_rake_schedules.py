@@ -175,3 +175,16 @@ def test_rake_by_pot_conserves_money(hands: list[tuple[list[int], int, bool]]) -
         shares = [left * amount // total for amount in hand_amounts[1:]] if total else []
         if each and total and left - sum(shares) <= hand_amounts[0]:
             assert mine[1:].tolist() == shares
+
+
+def test_rake_by_pot_is_exact_where_rake_times_pot_passes_64_bits() -> None:
+    import numpy as np
+
+    from pipeline.payouts import PotTable, rake_by_pot
+
+    amounts = [10**16, 3 * 10**15]
+    pots = PotTable(np.array([0, 0]), np.array([0, 1]), np.array(amounts), np.zeros(3, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    taken = rake_by_pot(pots, np.array([10**15]), np.array([True])).tolist()
+    side = 10**15 * amounts[1] // sum(amounts)
+    assert taken == [10**15 - side, side]
+    assert rake_by_pot(pots, np.array([10**15])).tolist() == [10**15, 0]
