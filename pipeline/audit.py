@@ -45,7 +45,7 @@ from pipeline.hand_keys import (
 )
 from pipeline.payouts import HALF_NAMES, PotTable, build_pots, split_pots
 from pipeline.profiles import SiteProfile, site_profile
-from pipeline.rake_schedules import load_schedule
+from pipeline.rake_schedules import ScheduleError, ScheduleRule, load_schedule
 
 __all__ = [
     "DISCREPANCY_SCHEMA",
@@ -208,7 +208,7 @@ def _return_unmatched(
     hand_row = players["hand_row"].to_numpy()
     put_in = players["put_in"].to_numpy()
     collected = np.zeros(hands.height, dtype=np.int64)
-    np.add.at(collected, collections["hand_row"].to_numpy(), collections["amount"].to_numpy())
+    np.add.at(collected, collections["hand_row"].to_numpy(), collections["amount"].fill_null(0).to_numpy())
     pot = np.zeros(hands.height, dtype=np.int64)
     np.add.at(pot, hand_row, put_in)
     paid = collected + hands["rake"].fill_null(0).to_numpy()
@@ -429,15 +429,12 @@ def _with_inferred_rake(
     unmatched = np.where(count == 1, largest - second, 0)
     per_hand = np.zeros(hands.height, dtype=np.int64)
     np.maximum.at(per_hand, players["hand_row"].to_numpy(), unmatched)
-    hands = hands.with_columns(pot_matched=pl.Series(put_in - per_hand))
+    hands = hands.with_columns(pot_matched=pl.Series(put_in - per_hand), pot_put_in=pl.Series(put_in))
     if not unprinted:
-        return hands.with_columns(rake_inferred=pl.lit(False), pot_put_in=pl.Series(put_in))
-    put = players.group_by("hand_row").agg(put_in=pl.col("put_in").sum())
-    paid = collections.group_by("hand_row").agg(collected=pl.col("amount").sum())
-    put_in, collected = _lookup(hands.select("hand_row"), put, "hand_row", ["put_in"]) + _lookup(
-        hands.select("hand_row"), paid, "hand_row", ["collected"]
-    )
-    inferred = (put_in.fill_null(0) - collected.fill_null(0)).clip(lower_bound=0)
+        return hands.with_columns(rake_inferred=pl.lit(False))
+    collected = np.zeros(hands.height, dtype=np.int64)
+    np.add.at(collected, collections["hand_row"].to_numpy(), collections["amount"].fill_null(0).to_numpy())
+    inferred = pl.Series(np.maximum(put_in - collected, 0))
     # Tournaments take their fee from the buy-in, never from pots: nothing to infer there.
     infer = (
         hands["site"].is_in(unprinted)
@@ -445,9 +442,7 @@ def _with_inferred_rake(
         & hands["tournament_id"].is_null()
     )
     return hands.with_columns(
-        rake=pl.when(infer).then(inferred).otherwise(pl.col("rake")),
-        rake_inferred=infer,
-        pot_put_in=put_in.fill_null(0),
+        rake=pl.when(infer).then(inferred).otherwise(pl.col("rake")), rake_inferred=infer
     )
 
 
@@ -743,39 +738,57 @@ def _rake_rules(hands: pl.DataFrame, rake_schedule: str) -> pl.DataFrame:
         )
         for site, tournament, limit_type, currency, big_blind, scale, day, players in combos.iter_rows()
     ]
-    scales = combos["money_scale"].fill_null(1).to_list()
-    combos = combos.with_columns(
-        rule=pl.Series([None if rule is None else rule.number for rule in rules], dtype=pl.Int32),
-        exact=pl.Series([rule is not None and rule.check == "exact" for rule in rules]),
-        no_flop_no_drop=pl.Series([rule is None or rule.no_flop_no_drop for rule in rules]),
-        cap=pl.Series(
-            [None if rule is None else rule.cap_minor(scale) for rule, scale in zip(rules, scales, strict=True)],
-            dtype=pl.Int64,
-        ),
-        numerator=pl.Series([0 if rule is None else rule.percent.numerator for rule in rules], dtype=pl.Int64),
-        denominator=pl.Series([1 if rule is None else rule.percent.denominator for rule in rules], dtype=pl.Int64),
-        rounding=pl.Series(["half-even" if rule is None else rule.rounding for rule in rules]),
-        increment=pl.Series(
-            [
-                None if rule is None or rule.increment is None else rule.minor(rule.increment, scale)
-                for rule, scale in zip(rules, scales, strict=True)
-            ],
-            dtype=pl.Int64,
-        ),
-        per=pl.Series(
-            [
-                None if rule is None or rule.per is None else rule.minor(rule.per, scale)
-                for rule, scale in zip(rules, scales, strict=True)
-            ],
-            dtype=pl.Int64,
-        ),
-        each_pot=pl.Series([rule is not None and rule.source == "each-pot" for rule in rules]),
-        schedule=pl.lit(schedule.name),
-    )
+    columns = [
+        _rule_columns(rule, scale)
+        for rule, scale in zip(rules, combos["money_scale"].fill_null(1).to_list(), strict=True)
+    ]
+    combos = pl.concat(
+        [combos, pl.DataFrame(columns, schema=_RULE_COLUMNS, orient="row")], how="horizontal"
+    ).with_columns(schedule=pl.lit(schedule.name))
     return (
         facts.join(combos, on=keys, how="left", nulls_equal=True)
         .sort("hand_row")
         .with_columns(expected=_scheduled_rake())
+    )
+
+
+_RULE_COLUMNS = {
+    "rule": pl.Int32,
+    "exact": pl.Boolean,
+    "no_flop_no_drop": pl.Boolean,
+    "cap": pl.Int64,
+    "numerator": pl.Int64,
+    "denominator": pl.Int64,
+    "rounding": pl.String,
+    "increment": pl.Int64,
+    "per": pl.Int64,
+    "each_pot": pl.Boolean,
+}
+
+
+def _rule_columns(rule: ScheduleRule | None, scale: int) -> tuple[object, ...]:
+    """A rule's `_RULE_COLUMNS` in a currency of ``scale`` minor units; a rule whose amounts
+    are no whole number of that currency's units (a cent cap on a play-chip table) is none."""
+    if rule is not None:
+        try:
+            cap = rule.cap_minor(scale)
+            increment = None if rule.increment is None else rule.minor(rule.increment, scale)
+            per = None if rule.per is None else rule.minor(rule.per, scale)
+        except ScheduleError:
+            rule = None
+    if rule is None:
+        return (None, False, True, None, 0, 1, "half-even", None, None, False)
+    return (
+        rule.number,
+        rule.check == "exact",
+        rule.no_flop_no_drop,
+        cap,
+        rule.percent.numerator,
+        rule.percent.denominator,
+        rule.rounding,
+        increment,
+        per,
+        rule.source == "each-pot",
     )
 
 

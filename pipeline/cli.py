@@ -55,7 +55,6 @@ RakeSchedule = Annotated[
         " docs/rake.md).",
     ),
 ]
-FailOn = str
 # The severities each --fail-on threshold exits on ("info", such as unevaluable pots, never).
 FAIL_ON = {"money": ("money",), "rules": ("money", "rules"), "any": ("money", "rules", "wording")}
 BlockMegabytes = Annotated[
@@ -151,7 +150,7 @@ def ingest_stage(context: RunContext) -> None:
 def audit(
     dataset: Annotated[Path, typer.Argument(help="The dataset folder.", show_default=False)],
     fail_on: Annotated[
-        FailOn,
+        str,
         typer.Option(
             "--fail-on",
             help="Exit with status 1 when there are findings of this severity: money, rules"

@@ -188,3 +188,11 @@ def test_rake_by_pot_is_exact_where_rake_times_pot_passes_64_bits() -> None:
     side = 10**15 * amounts[1] // sum(amounts)
     assert taken == [10**15 - side, side]
     assert rake_by_pot(pots, np.array([10**15])).tolist() == [10**15, 0]
+
+
+def test_a_rule_whose_cap_a_currency_cannot_hold_does_not_apply() -> None:
+    from pipeline.audit import _rule_columns
+
+    rule = ScheduleRule(3, percent=Fraction(1, 20), cap=Decimal("0.50"))
+    assert _rule_columns(rule, 100)[:4] == (3, True, True, 50)
+    assert _rule_columns(rule, 1)[0] is None  # play chips: half a chip is no amount
