@@ -158,14 +158,6 @@ def _profile(site: str) -> SiteProfile:
     return site_profile(site)
 
 
-def _lookup(
-    keys: pl.DataFrame, table: pl.DataFrame, on: str | list[str], columns: list[str]
-) -> list[pl.Series]:
-    """Columns of ``table`` for each row of ``keys`` (a left join that keeps row order)."""
-    found = keys.join(table, on=on, how="left", maintain_order="left")
-    return [found[name] for name in columns]
-
-
 def _per_hand(values: pl.Series | np.ndarray, name: str) -> pl.Expr:
     """A per-hand column looked up by ``hand_row``."""
     return pl.lit(pl.Series(name, values)).gather(pl.col("hand_row"))
