@@ -422,6 +422,18 @@ def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
     )
 
 
+def _posted_blinds(posts: pl.DataFrame, full: pl.Expr) -> pl.DataFrame:
+    """Per hand, the blinds and ante posted; ``posted_bb`` only from a big blind that was not
+    the poster's whole stack (``full``), ``short_bb`` from any."""
+    amount, kind = pl.col("amount"), pl.col("kind")
+    return posts.group_by("hand").agg(
+        posted_sb=amount.filter(kind == "post_sb").max(),
+        posted_bb=amount.filter((kind == "post_bb") & full).max(),
+        short_bb=amount.filter(kind == "post_bb").max(),
+        posted_ante=amount.filter(kind == "ante").max(),
+    )
+
+
 def declined_shows(
     noshows: pl.DataFrame, winners: pl.DataFrame, showers: pl.DataFrame
 ) -> pl.DataFrame:
@@ -863,16 +875,11 @@ def _legacy_parts(frame: pl.DataFrame) -> BlockParts:
     full = (
         pl.col("amount") + pl.col("ante_paid").fill_null(0) < pl.col("stack_start")
     ).fill_null(True)
-    posted = (
-        acts.join(stacks, on=["hand", "player"], how="left")
-        .join(antes_paid, on=["hand", "player"], how="left")
-        .group_by("hand")
-        .agg(
-            posted_sb=pl.col("amount").filter(pl.col("kind") == "post_sb").max(),
-            posted_bb=pl.col("amount").filter((pl.col("kind") == "post_bb") & full).max(),
-            short_bb=pl.col("amount").filter(pl.col("kind") == "post_bb").max(),
-            posted_ante=pl.col("amount").filter(pl.col("kind") == "ante").max(),
-        )
+    posted = _posted_blinds(
+        acts.join(stacks, on=["hand", "player"], how="left").join(
+            antes_paid, on=["hand", "player"], how="left"
+        ),
+        full,
     )
     stakes = pl.col("stakes").str.split("/")
     first_stake = amount_value(stakes.list.get(0, null_on_oob=True), scale)
@@ -1379,16 +1386,7 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
         "hand", "player", stack_start=amount_value(pl.col("stack"), pl.col("money_scale"))
     ).unique(["hand", "player"], keep="first")
     full = (pl.col("amount") < pl.col("stack_start")).fill_null(True)
-    posted = (
-        acts.join(stacks, on=["hand", "player"], how="left")
-        .group_by("hand")
-        .agg(
-            posted_sb=pl.col("amount").filter(pl.col("kind") == "post_sb").max(),
-            posted_bb=pl.col("amount").filter((pl.col("kind") == "post_bb") & full).max(),
-            short_bb=pl.col("amount").filter(pl.col("kind") == "post_bb").max(),
-            posted_ante=pl.col("amount").filter(pl.col("kind") == "ante").max(),
-        )
-    )
+    posted = _posted_blinds(acts.join(stacks, on=["hand", "player"], how="left"), full)
     stakes = pl.col("stakes").str.split("/")
     first_stake = amount_value(stakes.list.get(0, null_on_oob=True), scale)
     second_stake = amount_value(stakes.list.get(1, null_on_oob=True), scale)
