@@ -22,12 +22,14 @@ What PokerStars prints, and so what this parser records:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from parsers import pokerstars_compiled as compiled
 from parsers.base import ParseResult, table_from_frame
 from parsers.columns import (
     cards_list,
@@ -39,6 +41,7 @@ from parsers.kernels import street_totals
 from parsers.notes import note_rows, triage_unknown_lines, with_other_games
 from pipeline.positions import assign_positions
 from pipeline.profiles import SiteProfile
+from pipeline.schema import NOTES, REJECTS
 
 __all__ = ["PokerStarsParser"]
 
@@ -241,7 +244,42 @@ class PokerStarsParser:
         of a few hundred column operations, so an archive of many small files is parsed a
         batch of files at a time rather than file by file.
         """
-        return _Block(lines, offsets, source_files, file_starts).parse()
+        starts = lines.str.contains(HAND_START).fill_null(False).to_numpy()
+        new_file = np.zeros(len(lines), dtype=bool)
+        new_file[file_starts[file_starts < len(lines)]] = True
+        file_of_line = np.zeros(len(lines), dtype=np.int32)
+        file_of_line[file_starts[(file_starts > 0) & (file_starts < len(lines))]] = 1
+        file_of_line = np.cumsum(file_of_line, dtype=np.int32)
+        read = compiled.read_block(lines, starts, new_file)
+        segment_file = file_of_line[read.first_line]
+        parts = []
+        accepted = np.zeros(len(read.accepted), dtype=bool)
+        if read.accepted.any():
+            fast, accepted = _compiled_tables(read, lines, offsets, segment_file, source_files)
+            parts.append(fast)
+        slow_segments = np.flatnonzero(~accepted).astype(np.int32)
+        if len(slow_segments):
+            rows = np.flatnonzero(~accepted[read.segment])
+            files = np.unique(segment_file[slow_segments])
+            local_starts = np.searchsorted(file_of_line[rows], files)
+            block = _Block(
+                lines.gather(rows),
+                offsets[rows],
+                [source_files[file] for file in files],
+                local_starts.astype(np.int64),
+            )
+            if block.segments != len(slow_segments):
+                raise AssertionError("the compiled reader and the block parser cut hands apart")
+            parts.append(block.tables().renumbered(slow_segments))
+        return _finish(_merge(parts), segment_file, source_files)
+
+
+def parse_with_block_parser(
+    lines: pl.Series, offsets: np.ndarray, file_starts: np.ndarray, source_files: list[str]
+) -> list[ParseResult]:
+    """Every hand through the block parser alone: the reference the compiled reader must equal."""
+    block = _Block(lines, offsets, source_files, file_starts)
+    return _finish(block.tables(), block.segment_file, source_files)
 
 
 def _forward_fill(
@@ -258,6 +296,76 @@ def _forward_fill(
     latest = np.maximum.accumulate(source)
     filled = np.where(latest >= 0, value_at[np.maximum(latest, 0)], reset_value)
     return filled
+
+
+def read_headers(first: pl.DataFrame) -> pl.DataFrame:
+    """Fields of the hand header lines in ``first`` (``hand``, ``offset``, ``line``)."""
+    header = pl.col("line").str.extract_groups(HEADER)
+    parsed = first.select("hand", "offset", "line", header.alias("h")).unnest("h")
+    game_text = pl.coalesce("tgame", "cgame")
+    parsed = parsed.with_columns(
+        game_text.str.extract_groups(GAME_TEXT).alias("g")
+    ).unnest("g")
+    stakes_text = pl.coalesce("stakes", "lstakes", "cstakes")
+    parsed = parsed.with_columns(stakes_text.str.extract_groups(STAKES).alias("s")).unnest(
+        "s"
+    )
+    is_tournament = pl.col("tournament_id").is_not_null()
+    currency = (
+        pl.when(is_tournament)
+        .then(pl.lit("CHIPS"))
+        .when(pl.col("code").is_not_null())
+        .then(pl.col("code"))
+        .when(pl.col("symbol").fill_null("") != "")
+        .then(pl.col("symbol").replace_strict(CURRENCY_SYMBOLS, default="UNKNOWN"))
+        .otherwise(pl.lit("PLAY"))
+    )
+    return parsed.with_columns(
+        header_ok=pl.col("hand_id").is_not_null()
+        & pl.col("game").is_not_null()
+        & pl.col("first").is_not_null(),
+        game=pl.col("game").fill_null(pl.col("line").str.slice(0, 80)),
+        limit_type=pl.col("limit").replace_strict(
+            {"Limit": "FL", "Fixed Limit": "FL", "Pot Limit": "PL", "No Limit": "NL"},
+            default=None,
+        ),
+        currency=currency,
+        money_scale=pl.when(currency.is_in(["CHIPS", "PLAY"])).then(1).otherwise(100),
+        started_at=pl.coalesce(
+            local_time_to_utc(
+                pl.concat_str("et_date", pl.lit(" "), "et_time"),
+                pl.col("et_zone"),
+                zones=parsed["et_zone"].unique().to_list(),
+            ),
+            local_time_to_utc(
+                pl.concat_str("date", pl.lit(" "), "time"),
+                pl.col("zone"),
+                zones=parsed["zone"].unique().to_list(),
+            ),
+        ),
+        time_zone=pl.coalesce("et_zone", "zone"),
+        mixed_game=pl.col("mixed").str.strip_chars(),
+        buy_in=pl.col("buy_in").str.strip_chars(),
+    )
+
+
+def stake_columns() -> dict[str, pl.Expr]:
+    """Blinds and bets from the header's stakes (``first``, ``second``) and the posted blinds.
+
+    A fixed-limit header prints the bets; its blinds are what was posted.
+    """
+    is_fixed = pl.col("limit_type") == "FL"
+    first_stake = money(pl.col("first"), pl.col("money_scale"))
+    second_stake = money(pl.col("second"), pl.col("money_scale"))
+    return {
+        "small_bet": pl.when(is_fixed).then(first_stake),
+        "big_bet": pl.when(is_fixed).then(second_stake),
+        "small_blind": pl.when(is_fixed).then(pl.col("posted_sb")).otherwise(first_stake),
+        "big_blind": pl.when(is_fixed)
+        .then(pl.coalesce("posted_bb", first_stake))
+        .otherwise(second_stake),
+        "ante": pl.col("posted_ante"),
+    }
 
 
 class _Block:
@@ -300,14 +408,18 @@ class _Block:
 
     # -- orchestration ---------------------------------------------------------------------
 
-    def parse(self) -> list[ParseResult]:
+    def tables(self) -> BlockTables:
+        """The block's stored hands, their rows and its rejects, keyed by segment (``hand``)."""
         opened_by_header = self.frame.filter(pl.col("is_start")).select("hand")
         preamble = self.frame.join(opened_by_header, on="hand", how="anti")
         body = self.frame.join(opened_by_header, on="hand", how="semi")
         preamble_rejects = self._preamble_rejects(preamble)
 
         headers = with_other_games(
-            self._headers(body).with_columns(is_o8=pl.col("game") == GAME), body
+            read_headers(body.filter(pl.col("is_start"))).with_columns(
+                is_o8=pl.col("game") == GAME
+            ),
+            body,
         )
         skipped = headers.filter(pl.col("header_ok") & ~pl.col("is_o8"))
         candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
@@ -348,141 +460,21 @@ class _Block:
 
         good = candidates.select("hand").join(reasons, on="hand", how="anti")
         hands = hands.join(good, on="hand", how="semi")
-        seats = assign_positions(seats.join(good, on="hand", how="semi"), hands)
-        actions = actions.join(good, on="hand", how="semi")
-        collections = collections.join(good, on="hand", how="semi")
-        showdowns = showdowns.join(good, on="hand", how="semi")
-        hands = hands.join(
-            seats.group_by("hand").agg(
-                (~pl.col("sitting_out")).sum().cast(pl.Int16).alias("players_dealt")
+        return BlockTables(
+            hands=hands,
+            seats=seats.join(good, on="hand", how="semi"),
+            actions=actions.join(good, on="hand", how="semi"),
+            collections=collections.join(good, on="hand", how="semi"),
+            showdowns=showdowns.join(good, on="hand", how="semi"),
+            notes=note_rows(notes, self.frame, hands, SITE),
+            rejects=pl.concat(
+                [preamble_rejects, self._hand_rejects(reasons, headers)], how="vertical_relaxed"
             ),
-            on="hand",
-            how="left",
+            found=headers["hand"].to_numpy(),
+            skipped=skipped.select("hand", "game"),
         )
-
-        rejects = pl.concat(
-            [preamble_rejects, self._hand_rejects(reasons, headers)], how="vertical_relaxed"
-        )
-        ids = hands.select("hand", "hand_id")
-        seats, actions, collections, showdowns = (
-            frame.join(ids, on="hand", how="left")
-            for frame in (seats, actions, collections, showdowns)
-        )
-        notes = note_rows(notes, self.frame, hands, SITE)
-        return self._results(
-            {
-                "hands": hands.sort("hand"),
-                "seats": seats.sort("hand", "seat"),
-                "actions": actions.sort("hand", "seq"),
-                "collections": collections.sort("hand", "seq"),
-                "showdowns": showdowns.sort("hand", "line_no"),
-                "notes": notes,
-                "rejects": rejects.sort("hand"),
-            },
-            headers,
-            skipped,
-        )
-
-    def _results(
-        self, frames: dict[str, pl.DataFrame], headers: pl.DataFrame, skipped: pl.DataFrame
-    ) -> list[ParseResult]:
-        """Split the block's tables and counts by source file.
-
-        Every table is sorted by segment and segments follow the files' order, so each file's
-        rows are one contiguous slice of each table: converted once, sliced without copying.
-        """
-        files = len(self.source_files)
-        slices: dict[str, tuple[pa.Table, np.ndarray]] = {}
-        for name, frame in frames.items():
-            row_files = self.segment_file[frame["hand"].to_numpy()]
-            bounds = np.searchsorted(row_files, np.arange(files + 1))
-            slices[name] = (table_from_frame(frame, name), bounds)
-        header_files = self.segment_file[headers["hand"].to_numpy()]
-        skipped_files = self.segment_file[skipped["hand"].to_numpy()]
-        rejected_segments = frames["rejects"]["hand"].to_numpy()
-        preamble_files = self.segment_file[
-            rejected_segments[~np.isin(rejected_segments, headers["hand"].to_numpy())]
-        ]
-        found = np.bincount(header_files, minlength=files) + np.bincount(
-            preamble_files, minlength=files
-        )
-        skipped_counts = np.bincount(skipped_files, minlength=files)
-        results = []
-        for file in range(files):
-            tables = {
-                name: table.slice(bounds[file], bounds[file + 1] - bounds[file])
-                for name, (table, bounds) in slices.items()
-            }
-            games = (
-                skipped.filter(pl.Series(skipped_files == file)).group_by("game").len()
-                if skipped_counts[file]
-                else skipped.clear().group_by("game").len()
-            )
-            results.append(
-                ParseResult(
-                    tables=tables,
-                    hands_found=int(found[file]),
-                    parsed=tables["hands"].num_rows,
-                    skipped=int(skipped_counts[file]),
-                    rejected=tables["rejects"].num_rows,
-                    skipped_games={str(k): int(v) for k, v in games.sort("game").iter_rows()},
-                )
-            )
-        return results
 
     # -- header and line classification ------------------------------------------------------
-
-    def _headers(self, body: pl.DataFrame) -> pl.DataFrame:
-        first = body.filter(pl.col("is_start"))
-        header = pl.col("line").str.extract_groups(HEADER)
-        parsed = first.select(
-            "hand", "offset", "line", header.alias("h")
-        ).unnest("h")
-        game_text = pl.coalesce("tgame", "cgame")
-        parsed = parsed.with_columns(
-            game_text.str.extract_groups(GAME_TEXT).alias("g")
-        ).unnest("g")
-        stakes_text = pl.coalesce("stakes", "lstakes", "cstakes")
-        parsed = parsed.with_columns(stakes_text.str.extract_groups(STAKES).alias("s")).unnest(
-            "s"
-        )
-        is_tournament = pl.col("tournament_id").is_not_null()
-        currency = (
-            pl.when(is_tournament)
-            .then(pl.lit("CHIPS"))
-            .when(pl.col("code").is_not_null())
-            .then(pl.col("code"))
-            .when(pl.col("symbol").fill_null("") != "")
-            .then(pl.col("symbol").replace_strict(CURRENCY_SYMBOLS, default="UNKNOWN"))
-            .otherwise(pl.lit("PLAY"))
-        )
-        return parsed.with_columns(
-            header_ok=pl.col("hand_id").is_not_null()
-            & pl.col("game").is_not_null()
-            & pl.col("first").is_not_null(),
-            game=pl.col("game").fill_null(pl.col("line").str.slice(0, 80)),
-            limit_type=pl.col("limit").replace_strict(
-                {"Limit": "FL", "Fixed Limit": "FL", "Pot Limit": "PL", "No Limit": "NL"},
-                default=None,
-            ),
-            currency=currency,
-            money_scale=pl.when(currency.is_in(["CHIPS", "PLAY"])).then(1).otherwise(100),
-            started_at=pl.coalesce(
-                local_time_to_utc(
-                    pl.concat_str("et_date", pl.lit(" "), "et_time"),
-                    pl.col("et_zone"),
-                    zones=parsed["et_zone"].unique().to_list(),
-                ),
-                local_time_to_utc(
-                    pl.concat_str("date", pl.lit(" "), "time"),
-                    pl.col("zone"),
-                    zones=parsed["zone"].unique().to_list(),
-                ),
-            ),
-            time_zone=pl.coalesce("et_zone", "zone"),
-            mixed_game=pl.col("mixed").str.strip_chars(),
-            buy_in=pl.col("buy_in").str.strip_chars(),
-        )
 
     def _classify(self, lines: pl.DataFrame) -> pl.DataFrame:
         """Section (street), run and kind of every line of the candidate hands.
@@ -679,18 +671,9 @@ class _Block:
         scale = pl.col("money_scale")
         posts = self._posted()
         hands = hands.join(posts, on="hand", how="left")
-        is_fixed = pl.col("limit_type") == "FL"
-        first_stake = money(pl.col("first"), scale)
-        second_stake = money(pl.col("second"), scale)
         hands = hands.with_columns(
             site=pl.lit(SITE),
-            small_bet=pl.when(is_fixed).then(first_stake),
-            big_bet=pl.when(is_fixed).then(second_stake),
-            small_blind=pl.when(is_fixed).then(pl.col("posted_sb")).otherwise(first_stake),
-            big_blind=pl.when(is_fixed)
-            .then(pl.coalesce("posted_bb", first_stake))
-            .otherwise(second_stake),
-            ante=pl.col("posted_ante"),
+            **stake_columns(),
             max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
             button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
             board=pl.col("board").fill_null(pl.lit([], dtype=pl.List(pl.UInt8))),
@@ -1081,3 +1064,372 @@ class _Block:
                 raw_text="raw_text",
             )
         )
+
+
+@dataclass
+class BlockTables:
+    """A block's stored hands and their rows (before positions), keyed by segment ``hand``."""
+
+    hands: pl.DataFrame
+    seats: pl.DataFrame
+    actions: pl.DataFrame
+    collections: pl.DataFrame
+    showdowns: pl.DataFrame
+    notes: pl.DataFrame
+    rejects: pl.DataFrame
+    found: np.ndarray  # segments opened by a hand header
+    skipped: pl.DataFrame  # hand, game: hands of other games
+
+    def renumbered(self, segments: np.ndarray) -> BlockTables:
+        """The same tables with segment ``k`` renamed ``segments[k]`` (an increasing map)."""
+
+        def renumber(frame: pl.DataFrame) -> pl.DataFrame:
+            hand = segments[frame["hand"].to_numpy()] if frame.height else np.zeros(0, np.int32)
+            return frame.with_columns(hand=pl.Series("hand", hand, dtype=pl.Int32))
+
+        return BlockTables(
+            hands=renumber(self.hands),
+            seats=renumber(self.seats),
+            actions=renumber(self.actions),
+            collections=renumber(self.collections),
+            showdowns=renumber(self.showdowns),
+            notes=renumber(self.notes),
+            rejects=renumber(self.rejects),
+            found=segments[self.found],
+            skipped=renumber(self.skipped),
+        )
+
+
+def _merge(parts: list[BlockTables]) -> BlockTables:
+    if len(parts) == 1:
+        return parts[0]
+
+    def concat(name: str) -> pl.DataFrame:
+        return pl.concat([getattr(part, name) for part in parts], how="diagonal_relaxed")
+
+    return BlockTables(
+        hands=concat("hands"),
+        seats=concat("seats"),
+        actions=concat("actions"),
+        collections=concat("collections"),
+        showdowns=concat("showdowns"),
+        notes=concat("notes"),
+        rejects=concat("rejects"),
+        found=np.concatenate([part.found for part in parts]),
+        skipped=concat("skipped"),
+    )
+
+
+def _finish(
+    tables: BlockTables, segment_file: np.ndarray, source_files: list[str]
+) -> list[ParseResult]:
+    """Positions, players dealt and hand ids on every row; one result per file."""
+    hands = tables.hands
+    seats = assign_positions(tables.seats, hands)
+    hands = hands.join(
+        seats.group_by("hand").agg(
+            (~pl.col("sitting_out")).sum().cast(pl.Int16).alias("players_dealt")
+        ),
+        on="hand",
+        how="left",
+    )
+    ids = hands.select("hand", "hand_id")
+    seats, actions, collections, showdowns = (
+        frame.join(ids, on="hand", how="left")
+        for frame in (seats, tables.actions, tables.collections, tables.showdowns)
+    )
+    frames = {
+        "hands": hands.sort("hand"),
+        "seats": seats.sort("hand", "seat"),
+        "actions": actions.sort("hand", "seq"),
+        "collections": collections.sort("hand", "seq"),
+        "showdowns": showdowns.sort("hand", "line_no"),
+        "notes": tables.notes.sort("hand", maintain_order=True),
+        "rejects": tables.rejects.sort("hand", maintain_order=True),
+    }
+    return _results(frames, tables.found, tables.skipped, segment_file, source_files)
+
+
+def _results(
+    frames: dict[str, pl.DataFrame],
+    found_segments: np.ndarray,
+    skipped: pl.DataFrame,
+    segment_file: np.ndarray,
+    source_files: list[str],
+) -> list[ParseResult]:
+    """Split the block's tables and counts by source file.
+
+    Every table is sorted by segment and segments follow the files' order, so each file's
+    rows are one contiguous slice of each table: converted once, sliced without copying.
+    """
+    files = len(source_files)
+    slices: dict[str, tuple[pa.Table, np.ndarray]] = {}
+    for name, frame in frames.items():
+        row_files = segment_file[frame["hand"].to_numpy()]
+        bounds = np.searchsorted(row_files, np.arange(files + 1))
+        slices[name] = (table_from_frame(frame, name), bounds)
+    header_files = segment_file[found_segments]
+    skipped_files = segment_file[skipped["hand"].to_numpy()]
+    rejected_segments = frames["rejects"]["hand"].to_numpy()
+    preamble_files = segment_file[rejected_segments[~np.isin(rejected_segments, found_segments)]]
+    found = np.bincount(header_files, minlength=files) + np.bincount(
+        preamble_files, minlength=files
+    )
+    skipped_counts = np.bincount(skipped_files, minlength=files)
+    results = []
+    for file in range(files):
+        tables = {
+            name: table.slice(bounds[file], bounds[file + 1] - bounds[file])
+            for name, (table, bounds) in slices.items()
+        }
+        games = (
+            skipped.filter(pl.Series(skipped_files == file)).group_by("game").len()
+            if skipped_counts[file]
+            else skipped.clear().group_by("game").len()
+        )
+        results.append(
+            ParseResult(
+                tables=tables,
+                hands_found=int(found[file]),
+                parsed=tables["hands"].num_rows,
+                skipped=int(skipped_counts[file]),
+                rejected=tables["rejects"].num_rows,
+                skipped_games={str(k): int(v) for k, v in games.sort("game").iter_rows()},
+            )
+        )
+    return results
+
+
+# -- the hands the compiled reader read --------------------------------------------------------
+
+
+def _empty_frame(schema: pa.Schema) -> pl.DataFrame:
+    frame = pl.from_arrow(schema.empty_table())
+    assert isinstance(frame, pl.DataFrame)
+    return frame.with_columns(hand=pl.lit(None, dtype=pl.Int32))
+
+
+def _minor_units(hundredths: np.ndarray, scale: np.ndarray) -> pl.Series:
+    """Hundredths of a printed unit → minor units of the hand's scale; -1 → null."""
+    values = np.where(scale == 100, hundredths, hundredths // 100)
+    return pl.Series(values, dtype=pl.Int64).set(pl.Series(hundredths < 0), None)
+
+
+def _card_lists(cards: np.ndarray, counts: np.ndarray, valid: np.ndarray | None = None) -> pl.Series:
+    """Rows of card codes (the first ``counts[i]`` of ``cards[i]``) as List(UInt8)."""
+    counts = counts.astype(np.int64)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
+    keep = np.arange(cards.shape[1])[None, :] < counts[:, None]
+    values = pa.array(cards[keep], type=pa.uint8())
+    mask = None if valid is None else pa.array(~valid)
+    return pl.Series(pa.ListArray.from_arrays(pa.array(offsets), values, mask=mask))
+
+
+def _seq_within(hand: np.ndarray) -> np.ndarray:
+    """0, 1, 2 … within each run of equal ``hand`` values."""
+    if len(hand) == 0:
+        return np.zeros(0, dtype=np.int32)
+    first = np.r_[True, hand[1:] != hand[:-1]]
+    starts = np.flatnonzero(first)
+    runs = np.diff(np.r_[starts, len(hand)])
+    return (np.arange(len(hand)) - np.repeat(starts, runs)).astype(np.int32)
+
+
+def _compiled_tables(
+    read: compiled.CompiledBlock,
+    lines: pl.Series,
+    offsets: np.ndarray,
+    segment_file: np.ndarray,
+    source_files: list[str],
+) -> tuple[BlockTables, np.ndarray]:
+    """The tables of the hands the compiled reader read, and the mask of those segments.
+
+    A segment the reader read is kept only if its header and table line read too, and give
+    what the hand checks need (game, limit, start time, button, stakes); the rest go to the
+    block parser.
+    """
+    segments = np.flatnonzero(read.accepted).astype(np.int32)
+    first = pl.DataFrame(
+        {
+            "hand": pl.Series(segments, dtype=pl.Int32),
+            "offset": pl.Series(offsets[read.first_line[segments]], dtype=pl.Int64),
+            "line": lines.gather(read.first_line[segments]),
+        }
+    )
+    table = (
+        lines.gather(read.table_line[segments])
+        .str.extract_groups(TABLE)
+        .struct.unnest()
+        .select(
+            "table_name",
+            max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
+            button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
+        )
+    )
+    headers = read_headers(first)
+    scale = headers["money_scale"].to_numpy().astype(np.int64)
+
+    def units(values: np.ndarray) -> pl.Series:
+        return _minor_units(values[segments], scale)
+
+    posted_sb = np.where(read.posted_sb_full >= 0, read.posted_sb_full, read.posted_sb_any)
+    side_counts = read.side_pot_count[segments]
+    side_values = read.side_pots[segments]
+    side_lists = [
+        None if count < 0 else side_values[row, :count].tolist()
+        for row, count in enumerate(side_counts)
+    ]
+    if (scale == 100).all():
+        side_minor = side_lists
+    else:
+        side_minor = [
+            None if pots is None else [value if s == 100 else value // 100 for value in pots]
+            for pots, s in zip(side_lists, scale, strict=True)
+        ]
+    hands = pl.concat(
+        [
+            headers,
+            table,
+            pl.DataFrame(
+                {
+                    "posted_sb": _minor_units(posted_sb[segments], scale),
+                    "posted_bb": units(read.posted_bb_full),
+                    "posted_ante": units(read.posted_ante),
+                    "total_pot": units(read.total),
+                    "rake": units(read.rake),
+                    "board": _card_lists(read.board[segments], read.board_count[segments]),
+                    "side_pots": pl.Series(side_minor, dtype=pl.List(pl.Int64)),
+                    "fractional": read.fractional[segments],
+                    "source_file": pl.Series(source_files, dtype=pl.String).gather(
+                        segment_file[segments]
+                    ),
+                }
+            ),
+        ],
+        how="horizontal",
+    ).with_columns(
+        site=pl.lit(SITE),
+        **stake_columns(),
+        board2=pl.lit(None, dtype=pl.List(pl.UInt8)),
+        source_offset=pl.col("offset"),
+    )
+    readable = (
+        pl.col("header_ok")
+        & (pl.col("game") == GAME)
+        & pl.col("table_name").is_not_null()
+        & pl.col("limit_type").is_not_null()
+        & pl.col("started_at").is_not_null()
+        & pl.col("button_seat").is_not_null()
+        & pl.col("big_blind").is_not_null()
+        & ((pl.col("money_scale") == 100) | ~pl.col("fractional"))
+    )
+    keep = hands.select(readable.fill_null(False)).to_series().to_numpy()
+    hands = hands.filter(pl.Series(keep))
+    accepted = np.zeros(len(read.accepted), dtype=bool)
+    accepted[segments[keep]] = True
+    hand_scale = np.ones(len(read.accepted), dtype=np.int64)
+    hand_scale[segments] = scale
+
+    kind = read.kind
+    line_accepted = accepted[read.segment]
+    seat_rows = np.flatnonzero((kind == compiled.LINE_SEAT) & line_accepted)
+    seat_hand = read.segment[seat_rows]
+    seats = pl.DataFrame(
+        {
+            "hand": pl.Series(seat_hand, dtype=pl.Int32),
+            "site": pl.repeat(SITE, len(seat_rows), eager=True, dtype=pl.String),
+            "seat": pl.Series(read.number[seat_rows], dtype=pl.Int16),
+            "player": compiled.names(read, seat_rows),
+            "stack_start": _minor_units(read.amount[seat_rows], hand_scale[seat_hand]),
+            "hole_cards": _card_lists(
+                read.cards[seat_rows], read.card_count[seat_rows], read.card_count[seat_rows] > 0
+            ),
+            "is_hero": read.hero[seat_rows],
+            "sitting_out": read.flag[seat_rows],
+            "bounty": compiled.aux_texts(read, seat_rows, "bounty"),
+        }
+    )
+
+    verb = read.verb
+    action_rows = np.flatnonzero(
+        line_accepted
+        & (
+            (kind == compiled.LINE_UNCALLED)
+            | ((kind == compiled.LINE_ACTION) & np.isin(verb, list(compiled.KIND_OF_VERB)))
+        )
+    )
+    action_hand = read.segment[action_rows]
+    action_verb = verb[action_rows]
+    kind_names = np.array(
+        [compiled.KIND_OF_VERB.get(code, "") for code in range(len(compiled.VERBS))]
+        + ["uncalled_return"]
+    )
+    verb_index = np.where(action_verb == compiled.VERB_UNCALLED, len(compiled.VERBS), action_verb)
+    without_amount = np.isin(
+        action_verb,
+        [compiled.VERB_FOLD, compiled.VERB_CHECK, compiled.VERB_SHOW, compiled.VERB_MUCK],
+    )
+    action_scale = hand_scale[action_hand]
+    actions = pl.DataFrame(
+        {
+            "hand": pl.Series(action_hand, dtype=pl.Int32),
+            "site": pl.repeat(SITE, len(action_rows), eager=True, dtype=pl.String),
+            "seq": _seq_within(action_hand),
+            "street": pl.Series(read.street[action_rows], dtype=pl.Int8),
+            "player": compiled.names(read, action_rows),
+            "kind": pl.Series(kind_names[verb_index], dtype=pl.String),
+            "amount": _minor_units(
+                np.where(without_amount, -1, read.amount[action_rows]), action_scale
+            ),
+            "to_amount": _minor_units(read.to_amount[action_rows], action_scale),
+            "is_all_in": read.all_in[action_rows],
+        }
+    )
+
+    collected_rows = np.flatnonzero((kind == compiled.LINE_COLLECTED) & line_accepted)
+    collected_hand = read.segment[collected_rows]
+    collections = pl.DataFrame(
+        {
+            "hand": pl.Series(collected_hand, dtype=pl.Int32),
+            "site": pl.repeat(SITE, len(collected_rows), eager=True, dtype=pl.String),
+            "seq": _seq_within(collected_hand),
+            "player": compiled.names(read, collected_rows),
+            "amount": _minor_units(read.amount[collected_rows], hand_scale[collected_hand]),
+            "pot_index": pl.Series(read.number[collected_rows], dtype=pl.Int8),
+            "half": pl.repeat(None, len(collected_rows), eager=True, dtype=pl.String),
+            "board_index": pl.repeat(0, len(collected_rows), eager=True, dtype=pl.Int8),
+        }
+    )
+
+    show_rows = np.flatnonzero(
+        line_accepted & (kind == compiled.LINE_ACTION) & (verb == compiled.VERB_SHOW)
+    )
+    desc = pl.col("desc")
+    showdowns = pl.DataFrame(
+        {
+            "hand": pl.Series(read.segment[show_rows], dtype=pl.Int32),
+            "line_no": pl.Series(show_rows, dtype=pl.UInt32),
+            "site": pl.repeat(SITE, len(show_rows), eager=True, dtype=pl.String),
+            "player": compiled.names(read, show_rows),
+            "cards": _card_lists(read.cards[show_rows], read.card_count[show_rows]),
+            "desc": compiled.aux_texts(read, show_rows, "desc"),
+            "board_index": pl.repeat(0, len(show_rows), eager=True, dtype=pl.Int8),
+        }
+    ).with_columns(
+        high_desc=desc.str.extract(r"(?:^|; )HI: (.*?)(?:; LO: |$)", 1),
+        low_desc=desc.str.extract(r"(?:^|; )LO: (.*)$", 1),
+    )
+    return (
+        BlockTables(
+            hands=hands,
+            seats=seats,
+            actions=actions,
+            collections=collections,
+            showdowns=showdowns,
+            notes=_empty_frame(NOTES),
+            rejects=_empty_frame(REJECTS),
+            found=np.flatnonzero(accepted),
+            skipped=pl.DataFrame(schema={"hand": pl.Int32, "game": pl.String}),
+        ),
+        accepted,
+    )

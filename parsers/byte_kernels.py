@@ -1,0 +1,238 @@
+"""Compiled primitives over the bytes of a block of lines, shared by the compiled readers.
+
+A block of lines is held as one ``uint8`` array of the lines' bytes laid end to end plus the
+``int64`` offsets of each line (Arrow's string layout), so a reader can walk every line of
+an archive in compiled code without creating a Python object per line. The input is
+untrusted: every function takes the span ``[start, end)`` it may read and never reads
+outside it.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+__all__ = [
+    "card_list",
+    "ends_with",
+    "find",
+    "gather_strings",
+    "literal",
+    "money_cents",
+    "series_bytes",
+    "starts_with",
+    "strings_series",
+]
+
+NO_VALUE = -1
+# Integer digits a printed amount may have: 13 keeps cents of it below MAX_MINOR_UNITS (1e16).
+_MAX_INTEGER_DIGITS = 13
+_RANK_OF_BYTE = np.full(256, -1, dtype=np.int8)
+for _index, _rank in enumerate(b"23456789TJQKA"):
+    _RANK_OF_BYTE[_rank] = _index
+_SUIT_OF_BYTE = np.full(256, -1, dtype=np.int8)
+for _index, _suit in enumerate(b"cdhs"):
+    _SUIT_OF_BYTE[_suit] = _index
+
+
+def literal(text: str) -> np.ndarray:
+    """The UTF-8 bytes of ``text`` as an array a compiled function can compare against."""
+    return np.frombuffer(text.encode(), dtype=np.uint8).copy()
+
+
+def series_bytes(lines: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``(data, offsets)`` of a string Series: line ``i`` is ``data[offsets[i]:offsets[i+1]]``.
+
+    A null line reads as an empty one.
+    """
+    array = lines.to_arrow()
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if array.type != pa.large_string():
+        array = array.cast(pa.large_string())
+    _, offset_buffer, data_buffer = array.buffers()
+    offsets = np.frombuffer(offset_buffer, dtype=np.int64)[array.offset : array.offset + len(array) + 1]
+    data = (
+        np.frombuffer(data_buffer, dtype=np.uint8)
+        if data_buffer is not None
+        else np.zeros(0, dtype=np.uint8)
+    )
+    return data, offsets
+
+
+def strings_series(name: str, data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pl.Series:
+    """A string Series of the spans ``data[starts[i]:ends[i]]``; a negative start is null.
+
+    The spans must cut ``data`` at character boundaries (every reader cuts at ASCII bytes).
+    """
+    offsets, content, valid = gather_strings(data, starts, ends)
+    validity = None
+    if not valid.all():
+        validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    array = pa.LargeStringArray.from_buffers(
+        len(starts), pa.py_buffer(offsets), pa.py_buffer(content), validity
+    )
+    return pl.Series(name, array, dtype=pl.String)
+
+
+@numba.njit(cache=True)
+def gather_strings(
+    data: np.ndarray, starts: np.ndarray, ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Copy the spans into one buffer: ``(offsets, bytes, valid)`` in Arrow's layout."""
+    count = starts.shape[0]
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    valid = np.zeros(count, dtype=np.bool_)
+    size = 0
+    for row in range(count):
+        start, end = starts[row], ends[row]
+        if 0 <= start <= end <= data.shape[0]:
+            size += end - start
+            valid[row] = True
+        offsets[row + 1] = size
+    content = np.empty(size, dtype=np.uint8)
+    for row in range(count):
+        if valid[row]:
+            start = starts[row]
+            content[offsets[row] : offsets[row + 1]] = data[start : ends[row]]
+    return offsets, content, valid
+
+
+@numba.njit(cache=True, inline="always")
+def starts_with(data: np.ndarray, start: int, end: int, prefix: np.ndarray) -> bool:
+    """Whether ``data[start:end]`` begins with ``prefix``."""
+    size = prefix.shape[0]
+    if end - start < size:
+        return False
+    for k in range(size):
+        if data[start + k] != prefix[k]:
+            return False
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def ends_with(data: np.ndarray, start: int, end: int, suffix: np.ndarray) -> bool:
+    """Whether ``data[start:end]`` ends with ``suffix``."""
+    size = suffix.shape[0]
+    if end - start < size:
+        return False
+    base = end - size
+    for k in range(size):
+        if data[base + k] != suffix[k]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def find(data: np.ndarray, start: int, end: int, needle: np.ndarray) -> int:
+    """Position of the first ``needle`` within ``data[start:end]``, or -1."""
+    size = needle.shape[0]
+    last = end - size
+    if size == 0:
+        return start
+    first = needle[0]
+    for position in range(start, last + 1):
+        if data[position] != first:
+            continue
+        matched = True
+        for k in range(1, size):
+            if data[position + k] != needle[k]:
+                matched = False
+                break
+        if matched:
+            return position
+    return -1
+
+
+@numba.njit(cache=True)
+def money_cents(data: np.ndarray, start: int, end: int) -> tuple[int, bool]:
+    """A printed amount in hundredths of its unit, and whether those hundredths are not zero.
+
+    Reads what ``parsers.columns.money`` reads: an optional ``$ € £ ₹``, digits alone or in
+    thousands groups (``1,000`` or lakhs ``1,00,000``), optional decimals, an optional euro
+    suffix. Anything else, or an amount ``money`` would refuse or round (more than two
+    significant decimals, 14 or more integer digits), gives -1: the caller leaves that hand to
+    the reader that explains the refusal.
+    """
+    i = start
+    if i < end and data[i] == 0x24:  # $
+        i += 1
+    elif end - i >= 3 and data[i] == 0xE2 and data[i + 1] == 0x82 and (
+        data[i + 2] == 0xAC or data[i + 2] == 0xB9
+    ):  # € ₹
+        i += 3
+    elif end - i >= 2 and data[i] == 0xC2 and data[i + 1] == 0xA3:  # £
+        i += 2
+    value = 0
+    digits = 0
+    run = 0
+    grouped = False
+    while i < end:
+        byte = data[i]
+        if 0x30 <= byte <= 0x39:
+            value = value * 10 + (byte - 0x30)
+            digits += 1
+            run += 1
+            if digits > _MAX_INTEGER_DIGITS:
+                return NO_VALUE, False
+            i += 1
+        elif byte == 0x2C:  # a thousands separator after 1-3 digits, then groups of 2-3
+            if run == 0 or (not grouped and run > 3) or (grouped and (run < 2 or run > 3)):
+                return NO_VALUE, False
+            grouped = True
+            run = 0
+            i += 1
+        else:
+            break
+    if run == 0 or (grouped and (run < 2 or run > 3)):
+        return NO_VALUE, False
+    cents = 0
+    if i < end and data[i] == 0x2E:  # .
+        i += 1
+        decimals = 0
+        while i < end and 0x30 <= data[i] <= 0x39:
+            if decimals < 2:
+                cents = cents * 10 + (data[i] - 0x30)
+            elif data[i] != 0x30:
+                return NO_VALUE, False
+            decimals += 1
+            i += 1
+        if decimals == 0:
+            return NO_VALUE, False
+        if decimals == 1:
+            cents *= 10
+    if end - i == 3 and data[i] == 0xE2 and data[i + 1] == 0x82 and data[i + 2] == 0xAC:
+        i += 3
+    if i != end:
+        return NO_VALUE, False
+    return value * 100 + cents, cents != 0
+
+
+@numba.njit(cache=True)
+def card_list(data: np.ndarray, start: int, end: int, out: np.ndarray) -> int:
+    """Decode ``Ah Kd 2c`` into ``out`` (codes ``rank * 4 + suit``); the count, or -1.
+
+    Every token must be one readable card and tokens are one space apart, as
+    ``parsers.columns.cards_list`` reads them; more cards than ``out`` holds is -1 too.
+    """
+    count = 0
+    i = start
+    if i >= end:
+        return -1
+    while True:
+        if end - i < 2 or count >= out.shape[0]:
+            return -1
+        rank = _RANK_OF_BYTE[data[i]]
+        suit = _SUIT_OF_BYTE[data[i + 1]]
+        if rank < 0 or suit < 0:
+            return -1
+        out[count] = rank * 4 + suit
+        count += 1
+        i += 2
+        if i == end:
+            return count
+        if data[i] != 0x20:
+            return -1
+        i += 1
