@@ -236,3 +236,47 @@ def card_list(data: np.ndarray, start: int, end: int, out: np.ndarray) -> int:
         if data[i] != 0x20:
             return -1
         i += 1
+
+
+@numba.njit(cache=True)
+def split_lines(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """UTF-8 text → ``(line_starts, offsets, content)``: each line without its terminator,
+    carriage returns or trailing spaces and tabs, no-break spaces made spaces.
+
+    ``line_starts`` are the lines' byte positions in ``raw``; line ``i`` is
+    ``content[offsets[i]:offsets[i + 1]]``. Text after the last newline is a line too.
+    """
+    size = raw.shape[0]
+    lines = 0
+    for i in range(size):
+        if raw[i] == 0x0A:
+            lines += 1
+    if size > 0 and raw[size - 1] != 0x0A:
+        lines += 1
+    line_starts = np.zeros(lines, dtype=np.int64)
+    offsets = np.zeros(lines + 1, dtype=np.int64)
+    content = np.empty(size, dtype=np.uint8)
+    written = 0
+    line = 0
+    i = 0
+    while i < size and line < lines:
+        line_starts[line] = i
+        kept_end = written  # just past the last byte that is not a trailing space or tab
+        while i < size and raw[i] != 0x0A:
+            byte = raw[i]
+            if byte == 0x0D:
+                i += 1
+                continue
+            if byte == 0xC2 and i + 1 < size and raw[i + 1] == 0xA0:
+                byte = 0x20
+                i += 1
+            content[written] = byte
+            written += 1
+            if byte != 0x20 and byte != 0x09:
+                kept_end = written
+            i += 1
+        written = kept_end
+        i += 1  # the newline
+        line += 1
+        offsets[line] = written
+    return line_starts, offsets, content[:written]

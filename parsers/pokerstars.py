@@ -253,13 +253,13 @@ class PokerStarsParser:
         read = compiled.read_block(lines, starts, new_file)
         segment_file = file_of_line[read.first_line]
         parts = []
-        accepted = np.zeros(len(read.accepted), dtype=bool)
-        if read.accepted.any():
-            fast, accepted = _compiled_tables(read, lines, offsets, segment_file, source_files)
+        done = np.zeros(len(read.accepted), dtype=bool)
+        if starts.any():
+            fast, done = _compiled_tables(read, starts, lines, offsets, segment_file, source_files)
             parts.append(fast)
-        slow_segments = np.flatnonzero(~accepted).astype(np.int32)
+        slow_segments = np.flatnonzero(~done).astype(np.int32)
         if len(slow_segments):
-            rows = np.flatnonzero(~accepted[read.segment])
+            rows = np.flatnonzero(~done[read.segment])
             files = np.unique(segment_file[slow_segments])
             local_starts = np.searchsorted(file_of_line[rows], files)
             block = _Block(
@@ -1237,25 +1237,37 @@ def _seq_within(hand: np.ndarray) -> np.ndarray:
 
 def _compiled_tables(
     read: compiled.CompiledBlock,
+    opens_hand: np.ndarray,
     lines: pl.Series,
     offsets: np.ndarray,
     segment_file: np.ndarray,
     source_files: list[str],
 ) -> tuple[BlockTables, np.ndarray]:
-    """The tables of the hands the compiled reader read, and the mask of those segments.
+    """The tables of the hands the compiled reader read, and the mask of the segments done.
 
     A segment the reader read is kept only if its header and table line read too, and give
-    what the hand checks need (game, limit, start time, button, stakes); the rest go to the
-    block parser.
+    what the hand checks need (game, limit, start time, button, stakes); a hand of another
+    game is done once its header reads. The rest go to the block parser.
     """
-    segments = np.flatnonzero(read.accepted).astype(np.int32)
-    first = pl.DataFrame(
-        {
-            "hand": pl.Series(segments, dtype=pl.Int32),
-            "offset": pl.Series(offsets[read.first_line[segments]], dtype=pl.Int64),
-            "line": lines.gather(read.first_line[segments]),
-        }
+    opened = np.flatnonzero(opens_hand[read.first_line]).astype(np.int32)
+    rows = read.first_line[opened]
+    all_headers = read_headers(
+        pl.DataFrame(
+            {
+                "hand": pl.Series(opened, dtype=pl.Int32),
+                "offset": pl.Series(offsets[rows], dtype=pl.Int64),
+                "line": lines.gather(rows),
+            }
+        )
     )
+    # Another game's hand needs nothing but its header: counted as skipped here.
+    other_game = (
+        all_headers.select(pl.col("header_ok") & (pl.col("game") != GAME)).to_series().to_numpy()
+    )
+    skipped = all_headers.filter(pl.Series(other_game)).select("hand", "game")
+    read_whole = read.accepted[opened]
+    headers = all_headers.filter(pl.Series(read_whole))
+    segments = opened[read_whole]
     table = (
         lines.gather(read.table_line[segments])
         .str.extract_groups(TABLE)
@@ -1266,26 +1278,25 @@ def _compiled_tables(
             button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
         )
     )
-    headers = read_headers(first)
     scale = headers["money_scale"].to_numpy().astype(np.int64)
 
     def units(values: np.ndarray) -> pl.Series:
         return _minor_units(values[segments], scale)
 
     posted_sb = np.where(read.posted_sb_full >= 0, read.posted_sb_full, read.posted_sb_any)
-    side_counts = read.side_pot_count[segments]
-    side_values = read.side_pots[segments]
-    side_lists = [
-        None if count < 0 else side_values[row, :count].tolist()
-        for row, count in enumerate(side_counts)
-    ]
-    if (scale == 100).all():
-        side_minor = side_lists
-    else:
-        side_minor = [
-            None if pots is None else [value if s == 100 else value // 100 for value in pots]
-            for pots, s in zip(side_lists, scale, strict=True)
-        ]
+    side_counts = read.side_pot_count[segments].astype(np.int64)
+    side_pots = _minor_units(
+        read.side_pots[segments][
+            np.arange(read.side_pots.shape[1])[None, :] < side_counts[:, None]
+        ],
+        np.repeat(scale, np.maximum(side_counts, 0)),
+    )
+    side_offsets = np.concatenate(([0], np.cumsum(np.maximum(side_counts, 0)))).astype(np.int32)
+    side_lists = pl.Series(
+        pa.ListArray.from_arrays(
+            pa.array(side_offsets), side_pots.to_arrow(), mask=pa.array(side_counts < 0)
+        )
+    )
     hands = pl.concat(
         [
             headers,
@@ -1298,7 +1309,7 @@ def _compiled_tables(
                     "total_pot": units(read.total),
                     "rake": units(read.rake),
                     "board": _card_lists(read.board[segments], read.board_count[segments]),
-                    "side_pots": pl.Series(side_minor, dtype=pl.List(pl.Int64)),
+                    "side_pots": side_lists,
                     "fractional": read.fractional[segments],
                     "source_file": pl.Series(source_files, dtype=pl.String).gather(
                         segment_file[segments]
@@ -1329,6 +1340,8 @@ def _compiled_tables(
     accepted[segments[keep]] = True
     hand_scale = np.ones(len(read.accepted), dtype=np.int64)
     hand_scale[segments] = scale
+    handled = accepted.copy()
+    handled[skipped["hand"].to_numpy()] = True
 
     kind = read.kind
     line_accepted = accepted[read.segment]
@@ -1360,9 +1373,10 @@ def _compiled_tables(
     )
     action_hand = read.segment[action_rows]
     action_verb = verb[action_rows]
-    kind_names = np.array(
+    kind_names = pl.Series(
         [compiled.KIND_OF_VERB.get(code, "") for code in range(len(compiled.VERBS))]
-        + ["uncalled_return"]
+        + ["uncalled_return"],
+        dtype=pl.String,
     )
     verb_index = np.where(action_verb == compiled.VERB_UNCALLED, len(compiled.VERBS), action_verb)
     without_amount = np.isin(
@@ -1377,7 +1391,7 @@ def _compiled_tables(
             "seq": _seq_within(action_hand),
             "street": pl.Series(read.street[action_rows], dtype=pl.Int8),
             "player": compiled.names(read, action_rows),
-            "kind": pl.Series(kind_names[verb_index], dtype=pl.String),
+            "kind": kind_names.gather(verb_index),
             "amount": _minor_units(
                 np.where(without_amount, -1, read.amount[action_rows]), action_scale
             ),
@@ -1428,8 +1442,8 @@ def _compiled_tables(
             showdowns=showdowns,
             notes=_empty_frame(NOTES),
             rejects=_empty_frame(REJECTS),
-            found=np.flatnonzero(accepted),
-            skipped=pl.DataFrame(schema={"hand": pl.Int32, "game": pl.String}),
+            found=np.union1d(np.flatnonzero(accepted), skipped["hand"].to_numpy()),
+            skipped=skipped,
         ),
-        accepted,
+        handled,
     )

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
+
+from parsers.byte_kernels import split_lines
 
 __all__ = ["DecodedLines", "decode_lines", "detect_encoding", "UnreadableFile"]
 
@@ -74,6 +77,27 @@ def _choose_byte_codec(data: bytes) -> str:
     return "utf-8" if valid >= high / 2 else "cp1252"
 
 
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _split_utf8(raw: np.ndarray, base_offset: int) -> DecodedLines:
+    """Valid UTF-8: lines cut in compiled code, straight into an Arrow string column."""
+    line_starts, offsets, content = split_lines(raw)
+    array = pa.LargeStringArray.from_buffers(
+        len(line_starts), pa.py_buffer(offsets), pa.py_buffer(content)
+    )
+    return DecodedLines(
+        lines=pl.Series("line", array, dtype=pl.String),
+        offsets=line_starts + base_offset,
+        encoding="utf-8",
+    )
+
+
 def decode_lines(
     data: bytes, base_offset: int = 0, encoding: str | None = None
 ) -> DecodedLines:
@@ -103,6 +127,8 @@ def decode_lines(
         text = body.decode(encoding, errors="replace")
     else:
         raw = np.frombuffer(body, dtype=np.uint8)
+        if encoding == "utf-8" and _is_utf8(body):
+            return _split_utf8(raw, bom + base_offset)
         ends = np.flatnonzero(raw == 0x0A) + 1
         text = body.decode(encoding, errors="replace")
     starts = np.concatenate(([0], ends)).astype(np.int64) + bom + base_offset
