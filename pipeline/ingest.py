@@ -1253,14 +1253,21 @@ def _split_by_month(tables: dict[str, pa.Table]) -> list[tuple[str | None, dict[
         if table != "hands":
             position = pc.index_in(rows.column("hand_id"), value_set=hands.column("hand_id"))
             month_of_row[table] = pc.fill_null(pc.take(months, position), dataset.NULL_PARTITION)
-    for month in sorted(set(distinct) | {dataset.NULL_PARTITION}):
-        selected = {
-            table: rows.filter(pc.equal(month_of_row[table], month))
-            for table, rows in dated.items()
-        }
-        selected = {table: rows for table, rows in selected.items() if rows.num_rows}
-        if selected:
-            pieces.append((month, selected))
+    # One stable sort by month per table, then a slice per month: a block of an archive that
+    # spans years would otherwise be filtered once per month and table.
+    by_month: dict[str, dict[str, pa.Table]] = {}
+    for table, rows in dated.items():
+        keys = month_of_row[table]
+        order = pc.sort_indices(pa.table({"month": keys}), sort_keys=[("month", "ascending")])
+        ordered_rows = rows.take(order)
+        ordered_keys = keys.take(order)
+        values, counts = pc.value_counts(ordered_keys).flatten()
+        start = 0
+        for month, count in sorted(zip(values.to_pylist(), counts.to_pylist(), strict=True)):
+            by_month.setdefault(month, {})[table] = ordered_rows.slice(start, count)
+            start += count
+    for month in sorted(by_month):
+        pieces.append((month, by_month[month]))
     return pieces
 
 
