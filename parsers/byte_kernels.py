@@ -23,7 +23,7 @@ __all__ = [
     "money_cents",
     "series_bytes",
     "starts_with",
-    "strings_series",
+    "strings_array",
 ]
 
 NO_VALUE = -1
@@ -62,8 +62,8 @@ def series_bytes(lines: pl.Series) -> tuple[np.ndarray, np.ndarray]:
     return data, offsets
 
 
-def strings_series(name: str, data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pl.Series:
-    """A string Series of the spans ``data[starts[i]:ends[i]]``; a negative start is null.
+def strings_array(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
+    """A string array of the spans ``data[starts[i]:ends[i]]``; a negative start is null.
 
     The spans must cut ``data`` at character boundaries (every reader cuts at ASCII bytes).
     """
@@ -71,10 +71,9 @@ def strings_series(name: str, data: np.ndarray, starts: np.ndarray, ends: np.nda
     validity = None
     if not valid.all():
         validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
-    array = pa.LargeStringArray.from_buffers(
+    return pa.LargeStringArray.from_buffers(
         len(starts), pa.py_buffer(offsets), pa.py_buffer(content), validity
     )
-    return pl.Series(name, array, dtype=pl.String)
 
 
 @numba.njit(cache=True)

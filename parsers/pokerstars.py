@@ -41,7 +41,7 @@ from parsers.kernels import street_totals
 from parsers.notes import note_rows, triage_unknown_lines, with_other_games
 from pipeline.positions import assign_positions
 from pipeline.profiles import SiteProfile
-from pipeline.schema import NOTES, REJECTS
+from pipeline.schema import ACTIONS, COLLECTIONS, NOTES, REJECTS, SEATS, SHOWDOWNS
 
 __all__ = ["PokerStarsParser"]
 
@@ -270,8 +270,8 @@ class PokerStarsParser:
             )
             if block.segments != len(slow_segments):
                 raise AssertionError("the compiled reader and the block parser cut hands apart")
-            parts.append(block.tables().renumbered(slow_segments))
-        return _finish(_merge(parts), segment_file, source_files)
+            parts.append(_stored(block.tables().renumbered(slow_segments)))
+        return _results(_merged(parts), segment_file, source_files)
 
 
 def parse_with_block_parser(
@@ -279,7 +279,7 @@ def parse_with_block_parser(
 ) -> list[ParseResult]:
     """Every hand through the block parser alone: the reference the compiled reader must equal."""
     block = _Block(lines, offsets, source_files, file_starts)
-    return _finish(block.tables(), block.segment_file, source_files)
+    return _results(_stored(block.tables()), block.segment_file, source_files)
 
 
 def _forward_fill(
@@ -1100,30 +1100,18 @@ class BlockTables:
         )
 
 
-def _merge(parts: list[BlockTables]) -> BlockTables:
-    if len(parts) == 1:
-        return parts[0]
+@dataclass
+class StoredTables:
+    """Canonical Arrow tables of some of a block's segments, and the segment of every row."""
 
-    def concat(name: str) -> pl.DataFrame:
-        return pl.concat([getattr(part, name) for part in parts], how="diagonal_relaxed")
-
-    return BlockTables(
-        hands=concat("hands"),
-        seats=concat("seats"),
-        actions=concat("actions"),
-        collections=concat("collections"),
-        showdowns=concat("showdowns"),
-        notes=concat("notes"),
-        rejects=concat("rejects"),
-        found=np.concatenate([part.found for part in parts]),
-        skipped=concat("skipped"),
-    )
+    tables: dict[str, pa.Table]
+    segments: dict[str, np.ndarray]
+    found: np.ndarray  # segments opened by a hand header
+    skipped: pl.DataFrame  # hand, game: hands of other games
 
 
-def _finish(
-    tables: BlockTables, segment_file: np.ndarray, source_files: list[str]
-) -> list[ParseResult]:
-    """Positions, players dealt and hand ids on every row; one result per file."""
+def _stored(tables: BlockTables) -> StoredTables:
+    """The block parser's frames as canonical tables: positions, players dealt, hand ids."""
     hands = tables.hands
     seats = assign_positions(tables.seats, hands)
     hands = hands.join(
@@ -1147,31 +1135,51 @@ def _finish(
         "notes": tables.notes.sort("hand", maintain_order=True),
         "rejects": tables.rejects.sort("hand", maintain_order=True),
     }
-    return _results(frames, tables.found, tables.skipped, segment_file, source_files)
+    return StoredTables(
+        tables={name: table_from_frame(frame, name) for name, frame in frames.items()},
+        segments={name: frame["hand"].to_numpy() for name, frame in frames.items()},
+        found=tables.found,
+        skipped=tables.skipped,
+    )
+
+
+def _merged(parts: list[StoredTables]) -> StoredTables:
+    """One set of tables, every table's rows in segment order (each part's order kept)."""
+    if len(parts) == 1:
+        return parts[0]
+    tables: dict[str, pa.Table] = {}
+    segments: dict[str, np.ndarray] = {}
+    for name in parts[0].tables:
+        rows = np.concatenate([part.segments[name] for part in parts])
+        order = np.argsort(rows, kind="stable")
+        tables[name] = pa.concat_tables([part.tables[name] for part in parts]).take(order)
+        segments[name] = rows[order]
+    return StoredTables(
+        tables=tables,
+        segments=segments,
+        found=np.concatenate([part.found for part in parts]),
+        skipped=pl.concat([part.skipped for part in parts]),
+    )
 
 
 def _results(
-    frames: dict[str, pl.DataFrame],
-    found_segments: np.ndarray,
-    skipped: pl.DataFrame,
-    segment_file: np.ndarray,
-    source_files: list[str],
+    stored: StoredTables, segment_file: np.ndarray, source_files: list[str]
 ) -> list[ParseResult]:
     """Split the block's tables and counts by source file.
 
-    Every table is sorted by segment and segments follow the files' order, so each file's
-    rows are one contiguous slice of each table: converted once, sliced without copying.
+    Every table is in segment order and segments follow the files' order, so each file's
+    rows are one contiguous slice of each table, sliced without copying.
     """
     files = len(source_files)
-    slices: dict[str, tuple[pa.Table, np.ndarray]] = {}
-    for name, frame in frames.items():
-        row_files = segment_file[frame["hand"].to_numpy()]
-        bounds = np.searchsorted(row_files, np.arange(files + 1))
-        slices[name] = (table_from_frame(frame, name), bounds)
-    header_files = segment_file[found_segments]
+    bounds_of = {
+        name: np.searchsorted(segment_file[rows], np.arange(files + 1))
+        for name, rows in stored.segments.items()
+    }
+    skipped = stored.skipped
+    header_files = segment_file[stored.found]
     skipped_files = segment_file[skipped["hand"].to_numpy()]
-    rejected_segments = frames["rejects"]["hand"].to_numpy()
-    preamble_files = segment_file[rejected_segments[~np.isin(rejected_segments, found_segments)]]
+    rejected_segments = stored.segments["rejects"]
+    preamble_files = segment_file[rejected_segments[~np.isin(rejected_segments, stored.found)]]
     found = np.bincount(header_files, minlength=files) + np.bincount(
         preamble_files, minlength=files
     )
@@ -1179,8 +1187,8 @@ def _results(
     results = []
     for file in range(files):
         tables = {
-            name: table.slice(bounds[file], bounds[file + 1] - bounds[file])
-            for name, (table, bounds) in slices.items()
+            name: table.slice(bounds_of[name][file], bounds_of[name][file + 1] - bounds_of[name][file])
+            for name, table in stored.tables.items()
         }
         games = (
             skipped.filter(pl.Series(skipped_files == file)).group_by("game").len()
@@ -1203,26 +1211,36 @@ def _results(
 # -- the hands the compiled reader read --------------------------------------------------------
 
 
-def _empty_frame(schema: pa.Schema) -> pl.DataFrame:
-    frame = pl.from_arrow(schema.empty_table())
-    assert isinstance(frame, pl.DataFrame)
-    return frame.with_columns(hand=pl.lit(None, dtype=pl.Int32))
+KIND_NAMES = pa.array(
+    [compiled.KIND_OF_VERB.get(code, "") for code in range(len(compiled.VERBS))]
+    + ["uncalled_return"]
+)
+POSITION_NAMES = pa.array(compiled.POSITION_LABELS)
 
 
-def _minor_units(hundredths: np.ndarray, scale: np.ndarray) -> pl.Series:
+def _arrow_table(schema: pa.Schema, **columns: pa.Array) -> pa.Table:
+    """A table of ``schema`` from its columns (each cast to the schema's type)."""
+    return pa.Table.from_arrays(
+        [columns[field.name].cast(field.type) for field in schema], schema=schema
+    )
+
+
+def _minor_units(hundredths: np.ndarray, scale: np.ndarray) -> pa.Array:
     """Hundredths of a printed unit → minor units of the hand's scale; -1 → null."""
-    values = np.where(scale == 100, hundredths, hundredths // 100)
-    return pl.Series(values, dtype=pl.Int64).set(pl.Series(hundredths < 0), None)
+    values = np.ascontiguousarray(np.where(scale == 100, hundredths, hundredths // 100), np.int64)
+    valid = hundredths >= 0
+    validity = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(pa.int64(), len(values), [validity, pa.py_buffer(values)])
 
 
-def _card_lists(cards: np.ndarray, counts: np.ndarray, valid: np.ndarray | None = None) -> pl.Series:
-    """Rows of card codes (the first ``counts[i]`` of ``cards[i]``) as List(UInt8)."""
+def _card_lists(cards: np.ndarray, counts: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+    """Rows of card codes (the first ``counts[i]`` of ``cards[i]``) as list<uint8>."""
     counts = counts.astype(np.int64)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
     keep = np.arange(cards.shape[1])[None, :] < counts[:, None]
     values = pa.array(cards[keep], type=pa.uint8())
     mask = None if valid is None else pa.array(~valid)
-    return pl.Series(pa.ListArray.from_arrays(pa.array(offsets), values, mask=mask))
+    return pa.ListArray.from_arrays(pa.array(offsets), values, mask=mask)
 
 
 def _seq_within(hand: np.ndarray) -> np.ndarray:
@@ -1242,8 +1260,8 @@ def _compiled_tables(
     offsets: np.ndarray,
     segment_file: np.ndarray,
     source_files: list[str],
-) -> tuple[BlockTables, np.ndarray]:
-    """The tables of the hands the compiled reader read, and the mask of the segments done.
+) -> tuple[StoredTables, np.ndarray]:
+    """The stored tables of the hands the compiled reader read, and the mask of the segments done.
 
     A segment the reader read is kept only if its header and table line read too, and give
     what the hand checks need (game, limit, start time, button, stakes); a hand of another
@@ -1281,7 +1299,7 @@ def _compiled_tables(
     scale = headers["money_scale"].to_numpy().astype(np.int64)
 
     def units(values: np.ndarray) -> pl.Series:
-        return _minor_units(values[segments], scale)
+        return pl.Series(_minor_units(values[segments], scale))
 
     posted_sb = np.where(read.posted_sb_full >= 0, read.posted_sb_full, read.posted_sb_any)
     side_counts = read.side_pot_count[segments].astype(np.int64)
@@ -1293,9 +1311,7 @@ def _compiled_tables(
     )
     side_offsets = np.concatenate(([0], np.cumsum(np.maximum(side_counts, 0)))).astype(np.int32)
     side_lists = pl.Series(
-        pa.ListArray.from_arrays(
-            pa.array(side_offsets), side_pots.to_arrow(), mask=pa.array(side_counts < 0)
-        )
+        pa.ListArray.from_arrays(pa.array(side_offsets), side_pots, mask=pa.array(side_counts < 0))
     )
     hands = pl.concat(
         [
@@ -1303,12 +1319,14 @@ def _compiled_tables(
             table,
             pl.DataFrame(
                 {
-                    "posted_sb": _minor_units(posted_sb[segments], scale),
+                    "posted_sb": pl.Series(_minor_units(posted_sb[segments], scale)),
                     "posted_bb": units(read.posted_bb_full),
                     "posted_ante": units(read.posted_ante),
                     "total_pot": units(read.total),
                     "rake": units(read.rake),
-                    "board": _card_lists(read.board[segments], read.board_count[segments]),
+                    "board": pl.Series(
+                        _card_lists(read.board[segments], read.board_count[segments])
+                    ),
                     "side_pots": side_lists,
                     "fractional": read.fractional[segments],
                     "source_file": pl.Series(source_files, dtype=pl.String).gather(
@@ -1343,24 +1361,49 @@ def _compiled_tables(
     handled = accepted.copy()
     handled[skipped["hand"].to_numpy()] = True
 
+    kept = segments[keep]
+    hand_row = np.full(len(read.accepted), -1, dtype=np.int64)
+    hand_row[kept] = np.arange(len(kept))
     kind = read.kind
     line_accepted = accepted[read.segment]
+
     seat_rows = np.flatnonzero((kind == compiled.LINE_SEAT) & line_accepted)
     seat_hand = read.segment[seat_rows]
-    seats = pl.DataFrame(
-        {
-            "hand": pl.Series(seat_hand, dtype=pl.Int32),
-            "site": pl.repeat(SITE, len(seat_rows), eager=True, dtype=pl.String),
-            "seat": pl.Series(read.number[seat_rows], dtype=pl.Int16),
-            "player": compiled.names(read, seat_rows),
-            "stack_start": _minor_units(read.amount[seat_rows], hand_scale[seat_hand]),
-            "hole_cards": _card_lists(
-                read.cards[seat_rows], read.card_count[seat_rows], read.card_count[seat_rows] > 0
-            ),
-            "is_hero": read.hero[seat_rows],
-            "sitting_out": read.flag[seat_rows],
-            "bounty": compiled.aux_texts(read, seat_rows, "bounty"),
-        }
+    seat_rows = seat_rows[np.lexsort((read.number[seat_rows], seat_hand))]
+    seat_hand = read.segment[seat_rows]
+    sitting_out = read.flag[seat_rows]
+    hands = hands.with_columns(
+        players_dealt=pl.Series(
+            np.bincount(hand_row[seat_hand], weights=~sitting_out, minlength=len(kept)),
+            dtype=pl.Int16,
+        )
+    )
+    hands_table = table_from_frame(hands, "hands")
+    hand_ids = hands_table.column("hand_id").combine_chunks()
+
+    def ids(rows_hand: np.ndarray) -> pa.Array:
+        return hand_ids.take(pa.array(hand_row[rows_hand]))
+
+    position = compiled.positions(
+        seat_hand,
+        read.number[seat_rows],
+        sitting_out,
+        hands["button_seat"].to_numpy()[hand_row[seat_hand]] if len(seat_rows) else np.zeros(0),
+    )
+    seats = _arrow_table(
+        SEATS,
+        site=pa.repeat(SITE, len(seat_rows)),
+        hand_id=ids(seat_hand),
+        seat=pa.array(read.number[seat_rows].astype(np.int16)),
+        player=compiled.names(read, seat_rows),
+        position=POSITION_NAMES.take(pa.array(position, mask=position < 0)),
+        stack_start=_minor_units(read.amount[seat_rows], hand_scale[seat_hand]),
+        hole_cards=_card_lists(
+            read.cards[seat_rows], read.card_count[seat_rows], read.card_count[seat_rows] > 0
+        ),
+        is_hero=pa.array(read.hero[seat_rows]),
+        sitting_out=pa.array(sitting_out),
+        bounty=compiled.aux_texts(read, seat_rows),
     )
 
     verb = read.verb
@@ -1373,76 +1416,75 @@ def _compiled_tables(
     )
     action_hand = read.segment[action_rows]
     action_verb = verb[action_rows]
-    kind_names = pl.Series(
-        [compiled.KIND_OF_VERB.get(code, "") for code in range(len(compiled.VERBS))]
-        + ["uncalled_return"],
-        dtype=pl.String,
-    )
     verb_index = np.where(action_verb == compiled.VERB_UNCALLED, len(compiled.VERBS), action_verb)
     without_amount = np.isin(
         action_verb,
         [compiled.VERB_FOLD, compiled.VERB_CHECK, compiled.VERB_SHOW, compiled.VERB_MUCK],
     )
     action_scale = hand_scale[action_hand]
-    actions = pl.DataFrame(
-        {
-            "hand": pl.Series(action_hand, dtype=pl.Int32),
-            "site": pl.repeat(SITE, len(action_rows), eager=True, dtype=pl.String),
-            "seq": _seq_within(action_hand),
-            "street": pl.Series(read.street[action_rows], dtype=pl.Int8),
-            "player": compiled.names(read, action_rows),
-            "kind": kind_names.gather(verb_index),
-            "amount": _minor_units(
-                np.where(without_amount, -1, read.amount[action_rows]), action_scale
-            ),
-            "to_amount": _minor_units(read.to_amount[action_rows], action_scale),
-            "is_all_in": read.all_in[action_rows],
-        }
+    actions = _arrow_table(
+        ACTIONS,
+        site=pa.repeat(SITE, len(action_rows)),
+        hand_id=ids(action_hand),
+        seq=pa.array(_seq_within(action_hand)),
+        street=pa.array(read.street[action_rows]),
+        player=compiled.names(read, action_rows),
+        kind=KIND_NAMES.take(pa.array(verb_index)),
+        amount=_minor_units(np.where(without_amount, -1, read.amount[action_rows]), action_scale),
+        to_amount=_minor_units(read.to_amount[action_rows], action_scale),
+        is_all_in=pa.array(read.all_in[action_rows]),
     )
 
     collected_rows = np.flatnonzero((kind == compiled.LINE_COLLECTED) & line_accepted)
     collected_hand = read.segment[collected_rows]
-    collections = pl.DataFrame(
-        {
-            "hand": pl.Series(collected_hand, dtype=pl.Int32),
-            "site": pl.repeat(SITE, len(collected_rows), eager=True, dtype=pl.String),
-            "seq": _seq_within(collected_hand),
-            "player": compiled.names(read, collected_rows),
-            "amount": _minor_units(read.amount[collected_rows], hand_scale[collected_hand]),
-            "pot_index": pl.Series(read.number[collected_rows], dtype=pl.Int8),
-            "half": pl.repeat(None, len(collected_rows), eager=True, dtype=pl.String),
-            "board_index": pl.repeat(0, len(collected_rows), eager=True, dtype=pl.Int8),
-        }
+    collections = _arrow_table(
+        COLLECTIONS,
+        site=pa.repeat(SITE, len(collected_rows)),
+        hand_id=ids(collected_hand),
+        seq=pa.array(_seq_within(collected_hand)),
+        player=compiled.names(read, collected_rows),
+        amount=_minor_units(read.amount[collected_rows], hand_scale[collected_hand]),
+        pot_index=pa.array(read.number[collected_rows].astype(np.int8)),
+        half=pa.nulls(len(collected_rows), pa.string()),
+        board_index=pa.array(np.zeros(len(collected_rows), dtype=np.int8)),
     )
 
     show_rows = np.flatnonzero(
         line_accepted & (kind == compiled.LINE_ACTION) & (verb == compiled.VERB_SHOW)
     )
-    desc = pl.col("desc")
-    showdowns = pl.DataFrame(
-        {
-            "hand": pl.Series(read.segment[show_rows], dtype=pl.Int32),
-            "line_no": pl.Series(show_rows, dtype=pl.UInt32),
-            "site": pl.repeat(SITE, len(show_rows), eager=True, dtype=pl.String),
-            "player": compiled.names(read, show_rows),
-            "cards": _card_lists(read.cards[show_rows], read.card_count[show_rows]),
-            "desc": compiled.aux_texts(read, show_rows, "desc"),
-            "board_index": pl.repeat(0, len(show_rows), eager=True, dtype=pl.Int8),
-        }
-    ).with_columns(
-        high_desc=desc.str.extract(r"(?:^|; )HI: (.*?)(?:; LO: |$)", 1),
-        low_desc=desc.str.extract(r"(?:^|; )LO: (.*)$", 1),
+    show_hand = read.segment[show_rows]
+    high, low = compiled.hand_descriptions(read, show_rows)
+    showdowns = _arrow_table(
+        SHOWDOWNS,
+        site=pa.repeat(SITE, len(show_rows)),
+        hand_id=ids(show_hand),
+        player=compiled.names(read, show_rows),
+        cards=_card_lists(read.cards[show_rows], read.card_count[show_rows]),
+        high_desc=high,
+        low_desc=low,
+        board_index=pa.array(np.zeros(len(show_rows), dtype=np.int8)),
     )
     return (
-        BlockTables(
-            hands=hands,
-            seats=seats,
-            actions=actions,
-            collections=collections,
-            showdowns=showdowns,
-            notes=_empty_frame(NOTES),
-            rejects=_empty_frame(REJECTS),
-            found=np.union1d(np.flatnonzero(accepted), skipped["hand"].to_numpy()),
+        StoredTables(
+            tables={
+                "hands": hands_table,
+                "seats": seats,
+                "actions": actions,
+                "collections": collections,
+                "showdowns": showdowns,
+                "notes": NOTES.empty_table(),
+                "rejects": REJECTS.empty_table(),
+            },
+            segments={
+                "hands": kept,
+                "seats": seat_hand,
+                "actions": action_hand,
+                "collections": collected_hand,
+                "showdowns": show_hand,
+                "notes": np.zeros(0, dtype=np.int32),
+                "rejects": np.zeros(0, dtype=np.int32),
+            },
+            found=np.union1d(kept, skipped["hand"].to_numpy()),
             skipped=skipped,
         ),
         handled,

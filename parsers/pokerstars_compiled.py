@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from parsers.byte_kernels import (
     card_list,
@@ -30,7 +31,7 @@ from parsers.byte_kernels import (
     money_cents,
     series_bytes,
     starts_with,
-    strings_series,
+    strings_array,
 )
 
 __all__ = ["CompiledBlock", "read_block"]
@@ -922,11 +923,128 @@ def read_block(lines: pl.Series, opens_hand: np.ndarray, new_file: np.ndarray) -
     return CompiledBlock(data, *_scan(data, offsets, opens_hand, new_file))
 
 
-def names(block: CompiledBlock, rows: np.ndarray, name: str = "player") -> pl.Series:
+def names(block: CompiledBlock, rows: np.ndarray) -> pa.Array:
     """The player names of ``rows``."""
-    return strings_series(name, block.data, block.name_start[rows], block.name_end[rows])
+    return strings_array(block.data, block.name_start[rows], block.name_end[rows])
 
 
-def aux_texts(block: CompiledBlock, rows: np.ndarray, name: str) -> pl.Series:
+def aux_texts(block: CompiledBlock, rows: np.ndarray) -> pa.Array:
     """The bounty or description text of ``rows`` (null where the line has none)."""
-    return strings_series(name, block.data, block.aux_start[rows], block.aux_end[rows])
+    return strings_array(block.data, block.aux_start[rows], block.aux_end[rows])
+
+
+def hand_descriptions(block: CompiledBlock, rows: np.ndarray) -> tuple[pa.Array, pa.Array]:
+    """``(high, low)`` of the shown hands' descriptions ``HI: …; LO: …`` (null if absent)."""
+    high_start, high_end, low_start, low_end = _split_descriptions(
+        block.data, block.aux_start[rows], block.aux_end[rows]
+    )
+    return (
+        strings_array(block.data, high_start, high_end),
+        strings_array(block.data, low_start, low_end),
+    )
+
+
+_HI = literal("HI: ")
+_LO = literal("LO: ")
+_SEMI_LO = literal("; LO: ")
+_SEMI = literal("; ")
+
+
+@numba.njit(cache=True)
+def _labelled(data: np.ndarray, start: int, end: int, label: np.ndarray) -> int:
+    """Where the text after the first ``label`` at the start or after ``"; "`` begins, or -1."""
+    if starts_with(data, start, end, label):
+        return start + label.shape[0]
+    i = start
+    while True:
+        at = find(data, i, end, _SEMI)
+        if at < 0:
+            return -1
+        if starts_with(data, at + 2, end, label):
+            return at + 2 + label.shape[0]
+        i = at + 1
+
+
+@numba.njit(cache=True)
+def _split_descriptions(data, starts, ends):  # type: ignore[no-untyped-def]
+    """The spans the block parser's ``(?:^|; )HI: (.*?)(?:; LO: |$)`` and
+    ``(?:^|; )LO: (.*)$`` capture in each description span."""
+    count = starts.shape[0]
+    high_start = np.full(count, -1, dtype=np.int64)
+    high_end = np.full(count, -1, dtype=np.int64)
+    low_start = np.full(count, -1, dtype=np.int64)
+    low_end = np.full(count, -1, dtype=np.int64)
+    for row in range(count):
+        start, end = starts[row], ends[row]
+        if start < 0 or end < start or end > data.shape[0]:
+            continue
+        high = _labelled(data, start, end, _HI)
+        if high >= 0:
+            high_start[row] = high
+            stop = find(data, high, end, _SEMI_LO)
+            high_end[row] = stop if stop >= 0 else end
+        low = _labelled(data, start, end, _LO)
+        if low >= 0:
+            low_start[row] = low
+            low_end[row] = end
+    return high_start, high_end, low_start, low_end
+
+
+# Position labels clockwise from the seat after the button, for 2..10 players dealt in (as
+# pipeline.positions labels them).
+POSITION_LABELS = ("BTN", "SB", "BB", "UTG", "UTG+1", "UTG+2", "UTG+3", "LJ", "HJ", "CO")
+_LABEL_ORDER = {
+    2: ("BB", "SB"),
+    3: ("SB", "BB", "BTN"),
+    4: ("SB", "BB", "CO", "BTN"),
+    5: ("SB", "BB", "UTG", "CO", "BTN"),
+    6: ("SB", "BB", "UTG", "HJ", "CO", "BTN"),
+    7: ("SB", "BB", "UTG", "LJ", "HJ", "CO", "BTN"),
+    8: ("SB", "BB", "UTG", "UTG+1", "LJ", "HJ", "CO", "BTN"),
+    9: ("SB", "BB", "UTG", "UTG+1", "UTG+2", "LJ", "HJ", "CO", "BTN"),
+    10: ("SB", "BB", "UTG", "UTG+1", "UTG+2", "UTG+3", "LJ", "HJ", "CO", "BTN"),
+}
+_LABELS = np.full((11, 10), -1, dtype=np.int8)
+for _players, _order in _LABEL_ORDER.items():
+    for _k, _label in enumerate(_order):
+        _LABELS[_players, _k] = POSITION_LABELS.index(_label)
+_BUTTON = POSITION_LABELS.index("BTN")
+_CUTOFF = POSITION_LABELS.index("CO")
+
+
+@numba.njit(cache=True)
+def positions(hand, seat, sitting_out, button):  # type: ignore[no-untyped-def]
+    """Index into POSITION_LABELS of each seat row (rows grouped by hand), -1 if not dealt in.
+
+    Counted clockwise from the button over the seats dealt in; with the button's seat empty
+    (a dead button) the blinds keep their labels and nobody is the button.
+    """
+    count = hand.shape[0]
+    label = np.full(count, -1, dtype=np.int8)
+    first = 0
+    while first < count:
+        last = first
+        while last < count and hand[last] == hand[first]:
+            last += 1
+        players = 0
+        button_dealt = False
+        for row in range(first, last):
+            if not sitting_out[row]:
+                players += 1
+                if seat[row] == button[row]:
+                    button_dealt = True
+        if 2 <= players <= 10:
+            for row in range(first, last):
+                if sitting_out[row]:
+                    continue
+                clockwise = (seat[row] - button[row] - 1) % 256
+                order = 0
+                for other in range(first, last):
+                    if not sitting_out[other] and (seat[other] - button[other] - 1) % 256 < clockwise:
+                        order += 1
+                position = _LABELS[players, order]
+                if position == _BUTTON and not button_dealt:
+                    position = _CUTOFF
+                label[row] = position
+        first = last
+    return label
