@@ -231,6 +231,12 @@ class PokerStarsParser:
         """Parse a block of whole hands into the canonical tables."""
         return self.parse_files(lines, offsets, np.zeros(1, dtype=np.int64), [source_file])[0]
 
+    def parse_by_block_parser(
+        self, lines: pl.Series, offsets: np.ndarray, source_file: str
+    ) -> ParseResult:
+        """The same parse without the compiled reader: the reference it is tested against."""
+        return parse_with_block_parser(lines, offsets, np.zeros(1, dtype=np.int64), [source_file])[0]
+
     def parse_files(
         self,
         lines: pl.Series,

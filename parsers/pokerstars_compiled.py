@@ -382,6 +382,8 @@ def _scan(data: np.ndarray, offsets: np.ndarray, opens_hand: np.ndarray, new_fil
                 if ok:
                     used = np.zeros(52, dtype=np.bool_)
                     for k in range(board_count[current]):
+                        if used[board[current, k]]:
+                            ok = False
                         used[board[current, k]] = True
                     for slot in range(seats):
                         seat_line = seat_lines[slot]

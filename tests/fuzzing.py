@@ -744,9 +744,28 @@ def parse_checked(parser: SiteParser, data: bytes, source_file: str = "fuzz.txt"
     except Exception as error:  # noqa: BLE001
         return [f"parse raised {type(error).__name__}: {str(error)[:300]}"]
     try:
-        return check_result(parser, decoded.lines, result, source_file, len(data), decoded.offsets)
+        problems = check_result(
+            parser, decoded.lines, result, source_file, len(data), decoded.offsets
+        )
     except Exception as error:  # noqa: BLE001
         return [f"invariant check raised {type(error).__name__}: {str(error)[:300]}"]
+    reference = getattr(parser, "parse_by_block_parser", None)
+    if reference is not None and not problems:
+        problems += differences(result, reference(decoded.lines, decoded.offsets, source_file))
+    return problems
+
+
+def differences(result: ParseResult, reference: ParseResult) -> list[str]:
+    """How a parse differs from its reference parse (tables and counts), empty when equal."""
+    problems = [
+        f"{name} differs from the block parser"
+        for name, table in reference.tables.items()
+        if not result.tables[name].equals(table)
+    ]
+    for count in ("hands_found", "parsed", "skipped", "rejected", "skipped_games"):
+        if getattr(result, count) != getattr(reference, count):
+            problems.append(f"{count} differs from the block parser")
+    return problems
 
 
 @dataclass
