@@ -243,14 +243,18 @@ def split_lines(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     carriage returns or trailing spaces and tabs, no-break spaces made spaces.
 
     ``line_starts`` are the lines' byte positions in ``raw``; line ``i`` is
-    ``content[offsets[i]:offsets[i + 1]]``. Text after the last newline is a line too.
+    ``content[offsets[i]:offsets[i + 1]]``.
     """
     size = raw.shape[0]
     lines = 0
     for i in range(size):
         if raw[i] == 0x0A:
             lines += 1
-    if size > 0 and raw[size - 1] != 0x0A:
+    # Text after the last newline is a line unless it is carriage returns only.
+    tail = size
+    while tail > 0 and raw[tail - 1] == 0x0D:
+        tail -= 1
+    if tail > 0 and raw[tail - 1] != 0x0A:
         lines += 1
     line_starts = np.zeros(lines, dtype=np.int64)
     offsets = np.zeros(lines + 1, dtype=np.int64)
