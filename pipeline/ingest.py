@@ -69,7 +69,8 @@ BATCH_MAX_FILES = 256  # ... and at most this many files (parsing has a fixed co
 # Rows buffered by a task before they become row groups (~50 MB of Arrow data). Counted in rows,
 # not bytes: Arrow buffer sizes vary with chunking, and the flush points shape the files' bytes.
 FLUSH_ROWS = 500_000
-SNIFF_BYTES = 64 << 10  # text given to the format registry
+SNIFF_BYTES = 64 << 10  # bytes looked at to tell text from binary data
+SNIFF_TEXT_BYTES = 16 << 10  # text given to the format registry (every format shows by then)
 SMALL_FILES_LINES = 400_000  # whole small files parsed together up to about this many lines
 MAX_CARRY_BYTES = 4 * BLOCK_BYTES  # a "hand" longer than this is not a hand: parse what we have
 MAX_LINE_BYTES = MAX_CARRY_BYTES  # a longer line is skipped and its hand quarantined
@@ -1105,6 +1106,7 @@ def _sniff(block: bytes) -> tuple[SiteParser | None, str, str | None]:
         if parser is None:
             return None, "binary file: NUL bytes in its first 64 KiB, not a hand history", None
         return parser, "", None
+    head = head[:SNIFF_TEXT_BYTES]
     if len(head) < len(block):
         cut = _last_line_end(head, 0, _newline_of(head))
         head = head[:cut] if cut > bom else head
