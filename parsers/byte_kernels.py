@@ -260,26 +260,33 @@ def split_lines(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     offsets = np.zeros(lines + 1, dtype=np.int64)
     content = np.empty(size, dtype=np.uint8)
     written = 0
-    line = 0
     i = 0
-    while i < size and line < lines:
+    for line in range(lines):
         line_starts[line] = i
-        kept_end = written  # just past the last byte that is not a trailing space or tab
-        while i < size and raw[i] != 0x0A:
-            byte = raw[i]
-            if byte == 0x0D:
+        end = i
+        plain = True  # no carriage return or no-break space: the line is copied as it is
+        while end < size and raw[end] != 0x0A:
+            byte = raw[end]
+            if byte == 0x0D or (byte == 0xC2 and end + 1 < size and raw[end + 1] == 0xA0):
+                plain = False
+            end += 1
+        if plain:
+            content[written : written + end - i] = raw[i:end]
+            written += end - i
+        else:
+            while i < end:
+                byte = raw[i]
+                if byte == 0x0D:
+                    i += 1
+                    continue
+                if byte == 0xC2 and i + 1 < end and raw[i + 1] == 0xA0:
+                    byte = 0x20
+                    i += 1
+                content[written] = byte
+                written += 1
                 i += 1
-                continue
-            if byte == 0xC2 and i + 1 < size and raw[i + 1] == 0xA0:
-                byte = 0x20
-                i += 1
-            content[written] = byte
-            written += 1
-            if byte != 0x20 and byte != 0x09:
-                kept_end = written
-            i += 1
-        written = kept_end
-        i += 1  # the newline
-        line += 1
-        offsets[line] = written
+        while written > offsets[line] and (content[written - 1] == 0x20 or content[written - 1] == 0x09):
+            written -= 1
+        offsets[line + 1] = written
+        i = end + 1  # past the newline
     return line_starts, offsets, content[:written]
