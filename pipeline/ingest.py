@@ -596,8 +596,9 @@ def _commit(
     for temporary, final in result.moves:
         target = root / final
         os.replace(temporary, target)
-    for directory in {(root / final).parent for _, final in result.moves}:
-        dataset.fsync_directory(directory)
+    dataset.fsync_all(
+        sorted({(root / final).parent for _, final in result.moves}), directories=True
+    )
     recorded = [outcome for outcome in result.files if not outcome.already_ingested]
     summary.already_ingested += len(result.files) - len(recorded)
     if recorded:
@@ -1581,9 +1582,9 @@ class _PartSink:
             self._flush()
             for key, (writer, path) in self._writers.items():
                 writer.close()
-                dataset.fsync_file(path)
                 final = f"{dataset.partition_directory(*key)}/{dataset.part_name(part_id)}"
                 moves.append((str(path), final))
+            dataset.fsync_all(Path(temporary) for temporary, _ in moves)
         except BaseException:  # a full disk, say: leave no open writer or temporary file
             self.abort()
             raise
