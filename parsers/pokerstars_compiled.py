@@ -312,7 +312,7 @@ def _seat_slot(
 
 
 @numba.njit(cache=True)
-def _scan(data: np.ndarray, offsets: np.ndarray, opens_hand: np.ndarray, new_file: np.ndarray):  # type: ignore[no-untyped-def]  # noqa: C901
+def scan(data: np.ndarray, offsets: np.ndarray, opens_hand: np.ndarray, new_file: np.ndarray):  # type: ignore[no-untyped-def]  # noqa: C901
     lines = offsets.shape[0] - 1
     kind = np.full(lines, LINE_SKIPPED, dtype=np.int8)
     segment = np.zeros(lines, dtype=np.int32)
@@ -922,7 +922,7 @@ class CompiledBlock:
 def read_block(lines: pl.Series, opens_hand: np.ndarray, new_file: np.ndarray) -> CompiledBlock:
     """One compiled pass over ``lines``; the masks mark hand headers and files' first lines."""
     data, offsets = series_bytes(lines)
-    return CompiledBlock(data, *_scan(data, offsets, opens_hand, new_file))
+    return CompiledBlock(data, *scan(data, offsets, opens_hand, new_file))
 
 
 def names(block: CompiledBlock, rows: np.ndarray) -> pa.Array:
@@ -937,7 +937,7 @@ def aux_texts(block: CompiledBlock, rows: np.ndarray) -> pa.Array:
 
 def hand_descriptions(block: CompiledBlock, rows: np.ndarray) -> tuple[pa.Array, pa.Array]:
     """``(high, low)`` of the shown hands' descriptions ``HI: …; LO: …`` (null if absent)."""
-    high_start, high_end, low_start, low_end = _split_descriptions(
+    high_start, high_end, low_start, low_end = split_descriptions(
         block.data, block.aux_start[rows], block.aux_end[rows]
     )
     return (
@@ -968,7 +968,7 @@ def _labelled(data: np.ndarray, start: int, end: int, label: np.ndarray) -> int:
 
 
 @numba.njit(cache=True)
-def _split_descriptions(data, starts, ends):  # type: ignore[no-untyped-def]
+def split_descriptions(data, starts, ends):  # type: ignore[no-untyped-def]
     """The spans the block parser's ``(?:^|; )HI: (.*?)(?:; LO: |$)`` and
     ``(?:^|; )LO: (.*)$`` capture in each description span."""
     count = starts.shape[0]

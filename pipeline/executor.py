@@ -18,8 +18,9 @@ from typing import Any, TypeVar
 __all__ = ["DEFAULT_RETRIES", "default_workers", "make_executor"]
 
 DEFAULT_RETRIES = 2
-# Imported once in the fork server, so each worker starts without re-importing polars and pyarrow.
-_PRELOAD = ["pipeline.ingest"]
+# Imported once in the fork server, so each worker starts without re-importing polars and pyarrow
+# or loading the compiled kernels again.
+_PRELOAD = ["pipeline.ingest", "parsers.warm"]
 _PARENT_POLL_SECONDS = 0.5
 _POLARS_THREADS = "POLARS_MAX_THREADS"
 

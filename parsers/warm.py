@@ -1,0 +1,31 @@
+"""Imported by ingest's fork server: the compiled kernels loaded once before workers fork.
+
+Loading a compiled kernel from numba's cache costs a few hundred milliseconds the first time a
+process calls it; workers forked from a server that has loaded them start with them ready.
+Only numpy goes in: polars or Arrow work would start thread pools, which do not survive a fork.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from parsers import byte_kernels, pokerstars_compiled
+
+
+def warm() -> None:
+    """Run each compiled kernel once on a tiny input."""
+    # Read-only buffers, as the kernels get them from Arrow: another type to numba.
+    raw = np.frombuffer(b"Seat 1: a ($1 in chips)\n", dtype=np.uint8)
+    _, offsets, content = byte_kernels.split_lines(raw)
+    data = np.frombuffer(content.tobytes(), dtype=np.uint8)
+    offsets = np.frombuffer(offsets.tobytes(), dtype=np.int64)
+    spans = np.zeros(1, dtype=np.int64)
+    byte_kernels.gather_strings(data, spans, spans)
+    pokerstars_compiled.scan(data, offsets, np.ones(1, dtype=np.bool_), np.ones(1, dtype=np.bool_))
+    pokerstars_compiled.positions(
+        np.zeros(1, dtype=np.int32), spans, np.zeros(1, dtype=np.bool_), np.ones(1, dtype=np.int16)
+    )
+    pokerstars_compiled.split_descriptions(data, spans, spans)
+
+
+warm()
