@@ -253,6 +253,7 @@ class PokerStarsParser:
         starts = lines.str.contains(HAND_START).fill_null(False).to_numpy()
         new_file = np.zeros(len(lines), dtype=bool)
         new_file[file_starts[file_starts < len(lines)]] = True
+        new_file[:1] = True  # the block's first line opens a segment whatever it is
         file_of_line = np.zeros(len(lines), dtype=np.int32)
         file_of_line[file_starts[(file_starts > 0) & (file_starts < len(lines))]] = 1
         file_of_line = np.cumsum(file_of_line, dtype=np.int32)
