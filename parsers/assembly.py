@@ -21,8 +21,8 @@ from parsers.base import ParseResult, table_from_frame
 from parsers.columns import TIME_ZONES
 from parsers.kernels import street_totals
 from parsers.notes import note_rows, triage_unknown_lines, with_other_games
-from parsers.pokerstars import _Block as _StarsChecks
-from parsers.pokerstars import _forward_fill
+from parsers.pokerstars.block_parser import BlockParser as _StarsChecks
+from parsers.pokerstars.block_parser import forward_fill as _fill_rows
 from pipeline.positions import assign_positions
 from pipeline.profiles import SiteProfile
 from pipeline.schema import HAND_TABLES
@@ -75,7 +75,7 @@ def forward_fill(frame: pl.DataFrame, marker: pl.Series, reset_value: int = -1) 
     value to ``reset_value``.
     """
     rows = np.flatnonzero(marker.is_not_null().to_numpy())
-    return _forward_fill(
+    return _fill_rows(
         frame.height,
         frame["is_start"].to_numpy(),
         reset_value,

@@ -52,8 +52,8 @@ from parsers.base import ParseResult, table_from_frame
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.kernels import street_totals
 from parsers.notes import note_rows, triage_unknown_lines, with_other_games
-from parsers.pokerstars import _Block as _StarsChecks
-from parsers.pokerstars import _forward_fill
+from parsers.pokerstars.block_parser import BlockParser as _StarsChecks
+from parsers.pokerstars.block_parser import forward_fill
 from pipeline.positions import assign_positions
 from pipeline.profiles import SiteProfile
 from pipeline.schema import HAND_TABLES
@@ -97,7 +97,7 @@ def sections(frame: pl.DataFrame, codes: pl.Series, reset_value: int) -> pl.Seri
     """Street of every line: the code of the latest marker line of its hand (``codes`` holds a
     code on marker lines and null elsewhere); ``reset_value`` before the first marker."""
     marker_rows = np.flatnonzero(codes.is_not_null().to_numpy())
-    filled = _forward_fill(
+    filled = forward_fill(
         frame.height,
         frame["is_start"].to_numpy(),
         reset_value,

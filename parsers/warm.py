@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from parsers import byte_kernels, pokerstars_compiled
+from parsers import byte_kernels
+from parsers.pokerstars import compiled_reader
 
 
 def warm() -> None:
@@ -21,11 +22,11 @@ def warm() -> None:
     offsets = np.frombuffer(offsets.tobytes(), dtype=np.int64)
     spans = np.zeros(1, dtype=np.int64)
     byte_kernels.gather_strings(data, spans, spans)
-    pokerstars_compiled.scan(data, offsets, np.ones(1, dtype=np.bool_), np.ones(1, dtype=np.bool_))
-    pokerstars_compiled.positions(
+    compiled_reader.scan(data, offsets, np.ones(1, dtype=np.bool_), np.ones(1, dtype=np.bool_))
+    compiled_reader.positions(
         np.zeros(1, dtype=np.int32), spans, np.zeros(1, dtype=np.bool_), np.ones(1, dtype=np.int16)
     )
-    pokerstars_compiled.split_descriptions(data, spans, spans)
+    compiled_reader.split_descriptions(data, spans, spans)
 
 
 warm()

@@ -47,8 +47,8 @@ from parsers.base import ParseResult, table_from_frame
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.kernels import street_totals
 from parsers.notes import note_rows, triage_unknown_lines, with_other_games
-from parsers.pokerstars import _Block as _StarsBlock
-from parsers.pokerstars import _forward_fill
+from parsers.pokerstars.block_parser import BlockParser as _StarsBlock
+from parsers.pokerstars.block_parser import forward_fill
 from pipeline.positions import assign_positions
 from pipeline.profiles import SiteProfile
 from pipeline.schema import HANDS
@@ -256,11 +256,11 @@ class TextFormat:
         codes = marker_names.replace_strict(section_of, default=None, return_dtype=pl.Int8)
         runs = marker_names.replace_strict(board_of, default=None, return_dtype=pl.Int8)
         known = codes.is_not_null().to_numpy()
-        section = _forward_fill(
+        section = forward_fill(
             len(line), is_start, SETUP, marker_rows[known], codes.to_numpy()[known]
         )
         not_summary = (codes.fill_null(SUMMARY) != SUMMARY).to_numpy()
-        board_index = _forward_fill(
+        board_index = forward_fill(
             len(line),
             is_start,
             0,

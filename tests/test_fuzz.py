@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import parsers
 from parsers import parse_bytes
-from parsers.pokerstars import _Block as StarsChecks
+from parsers.pokerstars.block_parser import BlockParser as StarsChecks
 from parsers.text import decode_lines
 from tests.fuzzing import (
     HARMLESS_LINES,

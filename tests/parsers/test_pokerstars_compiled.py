@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers import pokerstars_compiled as compiled
+from parsers.pokerstars import compiled_reader as compiled
 from parsers.byte_kernels import card_list, literal, money_cents, split_lines, strings_array
 from parsers.columns import cards_list, money
 from parsers.pokerstars import HAND_START, PokerStarsParser, parse_with_block_parser

@@ -1,36 +1,17 @@
-"""PokerStars hand histories (``PokerStars Hand #`` / ``Game #``), Omaha Hi/Lo in every form.
+"""The block parser: every PokerStars hand of a block read with column expressions.
 
-The parser works on a whole block of lines at once: every line is classified with cheap literal
-tests, each line kind is decoded by its own regular expression over the column of those lines, and
-the canonical tables are assembled with joins and window expressions. Hands of other games in the
-same file (mixed games, 5 Card Omaha Hi/Lo, Courchevel Hi/Lo) are counted as skipped; a hand whose
-text is damaged or inconsistent is quarantined with a reason, and the rest of the block goes on.
-
-What PokerStars prints, and so what this parser records:
-
-- Money is printed with a currency symbol for cash (``$0.31``) and as plain chips in tournaments
-  and play money; stored as cents or chips (``hands.money_scale``).
-- ``raises $0.05 to $0.07``: the second figure is the player's street total (``to_amount``), the
-  first is the raise over the bet faced; ``calls`` and ``bets`` give the chips added.
-- ``posts small & big blinds $0.03``: a missed small blind (dead) plus a live big blind.
-- Halves are never labelled (``collections.half`` is null); one ``collected`` line per half and pot
-  (side pots first), so ``pot_index`` is kept: ``pot`` / ``main pot`` → 0, ``side pot`` → 1,
-  ``side pot-N`` → N.
-- ``Total pot`` in the summary includes the rake (gross).
+Every line is classified with cheap literal tests, each line kind is decoded by its own regular
+expression over the column of those lines, and the canonical tables are assembled with joins and
+window expressions. It reads every form the site prints, and explains every hand it cannot
+store (a reject with its reason, or a note for a harmless unknown line).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import ClassVar
-
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
-from parsers import pokerstars_compiled as compiled
-from parsers.base import ParseResult, table_from_frame
+from parsers.base import ParseResult
 from parsers.columns import (
     cards_list,
     is_partial_show,
@@ -39,257 +20,58 @@ from parsers.columns import (
 )
 from parsers.kernels import street_totals
 from parsers.notes import note_rows, triage_unknown_lines, with_other_games
-from pipeline.positions import assign_positions
-from pipeline.profiles import SiteProfile
-from pipeline.schema import ACTIONS, COLLECTIONS, NOTES, REJECTS, SEATS, SHOWDOWNS
-
-__all__ = ["PokerStarsParser"]
-
-SITE = "pokerstars"
-# No Omaha table seats more players: a hand listing more is damaged (fuzzing spliced 200 seat
-# lines and every text format parsed it), and parsers/kernels.py assumes a handful per street.
-MAX_SEATS = 10
-GAME = "Omaha Hi/Lo"
-
-HAND_START = r"^PokerStars (?:Home Game |Zoom |Home Game Zoom )?(?:Hand|Game) #\d+: "
-
-_HAND_START_LINE = re.compile(HAND_START.replace("^", "^\ufeff?", 1), re.MULTILINE)
-
-HEADER = (
-    r"^PokerStars (?P<prefix>[A-Za-z ]*?)(?:Hand|Game) #(?P<hand_id>\d+):\s+"
-    r"(?:\{(?P<club>[^}]*)\}\s+)?"
-    r"(?:Tournament #(?P<tournament_id>\d+),\s+(?P<buy_in>Freeroll|[^ ]+(?: [A-Z]{3})?)\s+(?P<tgame>"
-    r"(?:[A-Za-z0-9'/ -]+? \()?(?:5 Card |Courchevel |)?"
-    r"[A-Za-z0-9'/ -]+?(?:Limit|Pot Limit|No Limit)\)?)"
-    r"|(?P<cgame>[^(]*?\(?[^(]*?\((?P<cstakes>[^)]*)\)))"
-    r"(?: - Match Round [^,]*,)?"  # Home Game shootouts: "- Match Round I, Level III (30/60)"
-    r"(?: -)? ?(?:Level (?P<level>\S+) \((?P<lstakes>[^)]*)\))?"
-    r"(?: - Match.*?)?"
-    r" - (?P<date>\d{4}/\d{1,2}/\d{1,2})(?: - | )(?P<time>\d{1,2}:\d{2}:\d{2}) \(?(?P<zone>[A-Z]+)\)?"
-    r"(?: \[(?P<et_date>\d{4}/\d{1,2}/\d{1,2}) (?P<et_time>\d{1,2}:\d{2}:\d{2}) (?P<et_zone>[A-Z]+)\])?$"
-)
-# Within the game text: an optional mixed-game name, the game, the limit, cash stakes.
-GAME_TEXT = (
-    r"^(?:(?P<mixed>[A-Za-z0-9' -]+?) \()?"
-    r"(?P<game>[A-Za-z0-9'/ -]+?) (?P<limit>Limit|Pot Limit|No Limit|Fixed Limit)"
-    r"(?:,? \(?(?P<stakes>[^()]*?)\)?)?\)?$"
-)
-STAKES = (
-    r"^(?P<symbol>[^0-9\s]*)(?P<first>[\d.,]+)/[^0-9\s]*(?P<second>[\d.,]+)"
-    r"(?: (?P<code>[A-Z]{3}))?"
-)
-TABLE = (
-    r"^Table '(?P<table_name>.*)'(?: (?P<max_seats>\d+)-max)?(?: \([^)]*\))*"
-    r" Seat #(?P<button_seat>\d+) is the button$"
-)
-SEAT = (
-    r"^Seat (?P<seat>\d+): (?P<player>.+?) \((?P<stack>[^ ,)]+) in chips"
-    r"(?:, (?P<bounty>[^)]*?) bounty)?\)(?P<flags>.*)$"
-)
-ACTION = (
-    r"^(?P<player>.+?): (?P<verb>posts small & big blinds|posts small blind|posts big blind"
-    r"|posts the ante|folds|checks|calls|bets|raises|shows|mucks hand|doesn't show hand"
-    r"|is sitting out|sits out|stands pat|discards)"
-    r"(?: (?P<first>[^ \[]+))?(?: to (?P<to>\S+))?(?: \[(?P<cards>[^\]]*)\])?"
-    r"(?P<all_in> and is all-in)?(?: and has reached the .* cap)?"
-    r"(?: \((?P<desc>.*)\))?$"
-)
-DEALT = r"^Dealt to (?P<player>.+?)(?: \[(?P<cards>[^\]]*)\])?$"
-UNCALLED = r"^Uncalled bet \((?P<amount>[^)]+)\) returned to (?P<player>.+)$"
-COLLECTED = (
-    r"^(?P<player>.+?) collected (?P<amount>\S+) from "
-    r"(?P<pot>pot|main pot|side pot(?:-(?P<side>\d+))?)$"
-)
-TOTAL = (
-    r"^Total pot (?P<total>\S+)(?P<pots>(?: Main pot \S+\.)?(?: Side pot(?:-\d+)? \S+\.)*)"
-    r" \| Rake (?P<rake>\S+)"
-)
-BOARD = r"^(?P<which>FIRST |SECOND )?Board \[(?P<cards>[^\]]*)\]$"
-SUMMARY_MUCK = r"^Seat \d+: (?P<player>.+?) (?:\([^)]*\) )*mucked \[(?P<cards>[^\]]*)\]$"
-MARKER = r"^\*\*\* (?P<name>.+?) \*\*\*"
-
-# Lines that carry no data the tables need but are known PokerStars text (anything else in a
-# hand is reported as unrecognised and the hand is quarantined).
-INFORMATIONAL = (
-    r"^(?:.+ (?:is sitting out|has timed out|has timed out while disconnected|is disconnected"
-    r"|is connected|has returned|leaves the table|will be allowed to play after the button"
-    r"|was removed from the table for failing to post|sits out|is sitting out)"
-    r"|.+ joins the table at seat #\d+"
-    r"|.+ said, \".*\"?"
-    r"|.+ wins the .+ bounty for eliminating .+"
-    r"|.+ wins .+ for eliminating .+"
-    r"|.+ finished the tournament(?: in \d+\w\w place)?(?: and received .+)?"
-    r"|.+ wins the tournament(?: and receives .+)?"
-    r"|.+ re-buys and receives .+|.+ takes the add-on and receives .+"
-    r"|.+ cashed out the hand for .+"
-    r"|No low hand qualified|Hand was run twice|Hand cancelled"
-    r"|Betting is capped"  # after the fourth bet of a fixed-limit street
-    r"|Seat \d+: .+"  # summary seat lines: redundant with the body, mucked cards read apart
-    r"|with (?:HI|LO): .+"  # the 2005 summary wraps its seat line before the description
-    r")$"
-)
-
-SECTIONS: dict[str, int] = {
-    "HOLE CARDS": 0,
-    "PRE-FLOP": 0,
-    "FLOP": 1,
-    "FIRST FLOP": 1,
-    "SECOND FLOP": 1,
-    "TURN": 2,
-    "FIRST TURN": 2,
-    "SECOND TURN": 2,
-    "RIVER": 3,
-    "FIRST RIVER": 3,
-    "SECOND RIVER": 3,
-    "SHOW DOWN": 4,
-    "FIRST SHOW DOWN": 4,
-    "SECOND SHOW DOWN": 4,
-    "SUMMARY": 5,
-}
-(
-    KIND_HEADER,
-    KIND_BLANK,
-    KIND_MARKER,
-    KIND_TABLE,
-    KIND_SEAT,
-    KIND_DEALT,
-    KIND_UNCALLED,
-    KIND_TOTAL,
-    KIND_BOARD,
-    KIND_SUMMARY_MUCK,
-    KIND_COLLECTED,
+from parsers.pokerstars.forms import (
+    ACTION,
+    ACTION_VERB,
+    BOARD,
+    COLLECTED,
+    CURRENCY_SYMBOLS,
+    DEALT,
+    GAME,
+    GAME_TEXT,
+    HAND_START,
+    HEADER,
+    INFORMATIONAL,
     KIND_ACTION,
+    KIND_BLANK,
+    KIND_BOARD,
+    KIND_COLLECTED,
+    KIND_DEALT,
+    KIND_HEADER,
     KIND_INFO,
+    KIND_MARKER,
     KIND_OTHER,
+    KIND_SEAT,
+    KIND_SUMMARY_MUCK,
+    KIND_TABLE,
+    KIND_TOTAL,
+    KIND_UNCALLED,
     KIND_UNKNOWN,
-) = range(15)
-SECOND_RUN_SECTIONS = ("SECOND FLOP", "SECOND TURN", "SECOND RIVER", "SECOND SHOW DOWN")
-CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "₹": "INR", "C$": "CAD"}
-
-VERB_KIND = {
-    "posts small blind": "post_sb",
-    "posts big blind": "post_bb",
-    "posts small & big blinds": "post_bb",  # split into dead + live below
-    "posts the ante": "ante",
-    "folds": "fold",
-    "checks": "check",
-    "calls": "call",
-    "bets": "bet",
-    "raises": "raise",
-    "shows": "show",
-    "mucks hand": "muck",
-}
-# Kinds whose chips count toward the player's street total (dead money and antes do not).
-# Verbs in the order they are tried (a longer verb before its own prefix).
-ACTION_VERBS = (
-    "posts small & big blinds",
-    "posts small blind",
-    "posts big blind",
-    "posts the ante",
-    "folds",
-    "checks",
-    "calls",
-    "bets",
-    "raises",
-    "shows",
-    "mucks hand",
-    "doesn't show hand",
-    "is sitting out",
-    "sits out",
-    "stands pat",
-    "discards",
+    LIVE_KINDS,
+    MAX_SEATS,
+    SEAT,
+    SECOND_RUN_SECTIONS,
+    SECTIONS,
+    SITE,
+    STAKES,
+    SUMMARY_MUCK,
+    TABLE,
+    TOTAL,
+    UNCALLED,
+    VERB_KIND,
 )
-ACTION_VERB = "^(" + "|".join(re.escape(verb) for verb in ACTION_VERBS) + ")(?: |$)"
-LIVE_KINDS = ("post_sb", "post_bb", "call", "bet", "raise")
-
-
-class PokerStarsParser:
-    """Parser for PokerStars text hand histories."""
-
-    site: ClassVar[str] = SITE
-    # Unlabelled lines per half per pot, pot named; total pot printed gross of rake.
-    profile: ClassVar[SiteProfile] = SiteProfile(
-        site=SITE,
-        halves_labelled=False,
-        total_pot_is_gross=True,
-        # A bet and three raises, not lifted heads-up: 445 real limit hands, 23 capped heads-up
-        # streets (real-site-evidence.md, "Fixed-limit cap").
-        raise_cap=4,
-        heads_up_uncapped=False,
-        description_style="pokerstars",
-    )
-
-    def sniff(self, head: str) -> bool:
-        """A PokerStars hand header within the first lines (a BOM or stray text may precede)."""
-        return _HAND_START_LINE.search(head) is not None
-
-    def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        """Mask of hand header lines."""
-        return lines.str.contains(HAND_START).fill_null(False).to_numpy()
-
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        """Parse a block of whole hands into the canonical tables."""
-        return self.parse_files(lines, offsets, np.zeros(1, dtype=np.int64), [source_file])[0]
-
-    def parse_by_block_parser(
-        self, lines: pl.Series, offsets: np.ndarray, source_file: str
-    ) -> ParseResult:
-        """The same parse without the compiled reader: the reference it is tested against."""
-        return parse_with_block_parser(lines, offsets, np.zeros(1, dtype=np.int64), [source_file])[0]
-
-    def parse_files(
-        self,
-        lines: pl.Series,
-        offsets: np.ndarray,
-        file_starts: np.ndarray,
-        source_files: list[str],
-    ) -> list[ParseResult]:
-        """Parse several whole files in one pass; one result per file, in order.
-
-        ``file_starts[i]`` is the first line of ``source_files[i]``. A parse has a fixed cost
-        of a few hundred column operations, so an archive of many small files is parsed a
-        batch of files at a time rather than file by file.
-        """
-        starts = lines.str.contains(HAND_START).fill_null(False).to_numpy()
-        new_file = np.zeros(len(lines), dtype=bool)
-        new_file[file_starts[file_starts < len(lines)]] = True
-        new_file[:1] = True  # the block's first line opens a segment whatever it is
-        file_of_line = np.zeros(len(lines), dtype=np.int32)
-        file_of_line[file_starts[(file_starts > 0) & (file_starts < len(lines))]] = 1
-        file_of_line = np.cumsum(file_of_line, dtype=np.int32)
-        read = compiled.read_block(lines, starts, new_file)
-        segment_file = file_of_line[read.first_line]
-        parts = []
-        done = np.zeros(len(read.accepted), dtype=bool)
-        if starts.any():
-            fast, done = _compiled_tables(read, starts, lines, offsets, segment_file, source_files)
-            parts.append(fast)
-        slow_segments = np.flatnonzero(~done).astype(np.int32)
-        if len(slow_segments):
-            rows = np.flatnonzero(~done[read.segment])
-            files = np.unique(segment_file[slow_segments])
-            local_starts = np.searchsorted(file_of_line[rows], files)
-            block = _Block(
-                lines.gather(rows),
-                offsets[rows],
-                [source_files[file] for file in files],
-                local_starts.astype(np.int64),
-            )
-            if block.segments != len(slow_segments):
-                raise AssertionError("the compiled reader and the block parser cut hands apart")
-            parts.append(_stored(block.tables().renumbered(slow_segments)))
-        return _results(_merged(parts), segment_file, source_files)
+from parsers.pokerstars.tables import BlockTables, results_by_file, stored
 
 
 def parse_with_block_parser(
     lines: pl.Series, offsets: np.ndarray, file_starts: np.ndarray, source_files: list[str]
 ) -> list[ParseResult]:
     """Every hand through the block parser alone: the reference the compiled reader must equal."""
-    block = _Block(lines, offsets, source_files, file_starts)
-    return _results(_stored(block.tables()), block.segment_file, source_files)
+    block = BlockParser(lines, offsets, source_files, file_starts)
+    return results_by_file(stored(block.tables()), block.segment_file, source_files)
 
 
-def _forward_fill(
+def forward_fill(
     size: int, resets: np.ndarray, reset_value: int, rows: np.ndarray, values: np.ndarray
 ) -> np.ndarray:
     """Each line takes the value of the latest marker row or reset row at or before it."""
@@ -375,7 +157,7 @@ def stake_columns() -> dict[str, pl.Expr]:
     }
 
 
-class _Block:
+class BlockParser:
     """The state of one parse: a frame of lines plus the per-hand verdicts built from it."""
 
     def __init__(
@@ -499,12 +281,12 @@ class _Block:
         codes = names.replace_strict(SECTIONS, default=None, return_dtype=pl.Int8)
         runs = pl.Series(names.is_in(SECOND_RUN_SECTIONS)).cast(pl.Int8)
         known = codes.is_not_null().to_numpy()
-        section = _forward_fill(
+        section = forward_fill(
             len(line), is_start, -1, marker_rows[known], codes.to_numpy()[known]
         )
         # The second run's streets and showdown carry board_index 1; the summary is shared.
         not_summary = (names != "SUMMARY").to_numpy()
-        board_index = _forward_fill(
+        board_index = forward_fill(
             len(line),
             is_start,
             0,
@@ -1071,428 +853,3 @@ class _Block:
                 raw_text="raw_text",
             )
         )
-
-
-@dataclass
-class BlockTables:
-    """A block's stored hands and their rows (before positions), keyed by segment ``hand``."""
-
-    hands: pl.DataFrame
-    seats: pl.DataFrame
-    actions: pl.DataFrame
-    collections: pl.DataFrame
-    showdowns: pl.DataFrame
-    notes: pl.DataFrame
-    rejects: pl.DataFrame
-    found: np.ndarray  # segments opened by a hand header
-    skipped: pl.DataFrame  # hand, game: hands of other games
-
-    def renumbered(self, segments: np.ndarray) -> BlockTables:
-        """The same tables with segment ``k`` renamed ``segments[k]`` (an increasing map)."""
-
-        def renumber(frame: pl.DataFrame) -> pl.DataFrame:
-            hand = segments[frame["hand"].to_numpy()] if frame.height else np.zeros(0, np.int32)
-            return frame.with_columns(hand=pl.Series("hand", hand, dtype=pl.Int32))
-
-        return BlockTables(
-            hands=renumber(self.hands),
-            seats=renumber(self.seats),
-            actions=renumber(self.actions),
-            collections=renumber(self.collections),
-            showdowns=renumber(self.showdowns),
-            notes=renumber(self.notes),
-            rejects=renumber(self.rejects),
-            found=segments[self.found],
-            skipped=renumber(self.skipped),
-        )
-
-
-@dataclass
-class StoredTables:
-    """Canonical Arrow tables of some of a block's segments, and the segment of every row."""
-
-    tables: dict[str, pa.Table]
-    segments: dict[str, np.ndarray]
-    found: np.ndarray  # segments opened by a hand header
-    skipped: pl.DataFrame  # hand, game: hands of other games
-
-
-def _stored(tables: BlockTables) -> StoredTables:
-    """The block parser's frames as canonical tables: positions, players dealt, hand ids."""
-    hands = tables.hands
-    seats = assign_positions(tables.seats, hands)
-    hands = hands.join(
-        seats.group_by("hand").agg(
-            (~pl.col("sitting_out")).sum().cast(pl.Int16).alias("players_dealt")
-        ),
-        on="hand",
-        how="left",
-    )
-    ids = hands.select("hand", "hand_id")
-    seats, actions, collections, showdowns = (
-        frame.join(ids, on="hand", how="left")
-        for frame in (seats, tables.actions, tables.collections, tables.showdowns)
-    )
-    frames = {
-        "hands": hands.sort("hand"),
-        "seats": seats.sort("hand", "seat"),
-        "actions": actions.sort("hand", "seq"),
-        "collections": collections.sort("hand", "seq"),
-        "showdowns": showdowns.sort("hand", "line_no"),
-        "notes": tables.notes.sort("hand", maintain_order=True),
-        "rejects": tables.rejects.sort("hand", maintain_order=True),
-    }
-    return StoredTables(
-        tables={name: table_from_frame(frame, name) for name, frame in frames.items()},
-        segments={name: frame["hand"].to_numpy() for name, frame in frames.items()},
-        found=tables.found,
-        skipped=tables.skipped,
-    )
-
-
-def _merged(parts: list[StoredTables]) -> StoredTables:
-    """One set of tables, every table's rows in segment order (each part's order kept)."""
-    if len(parts) == 1:
-        return parts[0]
-    tables: dict[str, pa.Table] = {}
-    segments: dict[str, np.ndarray] = {}
-    for name in parts[0].tables:
-        rows = np.concatenate([part.segments[name] for part in parts])
-        order = np.argsort(rows, kind="stable")
-        tables[name] = pa.concat_tables([part.tables[name] for part in parts]).take(order)
-        segments[name] = rows[order]
-    return StoredTables(
-        tables=tables,
-        segments=segments,
-        found=np.concatenate([part.found for part in parts]),
-        skipped=pl.concat([part.skipped for part in parts]),
-    )
-
-
-def _results(
-    stored: StoredTables, segment_file: np.ndarray, source_files: list[str]
-) -> list[ParseResult]:
-    """Split the block's tables and counts by source file.
-
-    Every table is in segment order and segments follow the files' order, so each file's
-    rows are one contiguous slice of each table, sliced without copying.
-    """
-    files = len(source_files)
-    bounds_of = {
-        name: np.searchsorted(segment_file[rows], np.arange(files + 1))
-        for name, rows in stored.segments.items()
-    }
-    skipped = stored.skipped
-    header_files = segment_file[stored.found]
-    skipped_files = segment_file[skipped["hand"].to_numpy()]
-    rejected_segments = stored.segments["rejects"]
-    preamble_files = segment_file[rejected_segments[~np.isin(rejected_segments, stored.found)]]
-    found = np.bincount(header_files, minlength=files) + np.bincount(
-        preamble_files, minlength=files
-    )
-    skipped_counts = np.bincount(skipped_files, minlength=files)
-    results = []
-    for file in range(files):
-        tables = {
-            name: table.slice(bounds_of[name][file], bounds_of[name][file + 1] - bounds_of[name][file])
-            for name, table in stored.tables.items()
-        }
-        games = (
-            skipped.filter(pl.Series(skipped_files == file)).group_by("game").len()
-            if skipped_counts[file]
-            else skipped.clear().group_by("game").len()
-        )
-        results.append(
-            ParseResult(
-                tables=tables,
-                hands_found=int(found[file]),
-                parsed=tables["hands"].num_rows,
-                skipped=int(skipped_counts[file]),
-                rejected=tables["rejects"].num_rows,
-                skipped_games={str(k): int(v) for k, v in games.sort("game").iter_rows()},
-            )
-        )
-    return results
-
-
-# -- the hands the compiled reader read --------------------------------------------------------
-
-
-KIND_NAMES = pa.array(
-    [compiled.KIND_OF_VERB.get(code, "") for code in range(len(compiled.VERBS))]
-    + ["uncalled_return"]
-)
-POSITION_NAMES = pa.array(compiled.POSITION_LABELS)
-
-
-def _arrow_table(schema: pa.Schema, **columns: pa.Array) -> pa.Table:
-    """A table of ``schema`` from its columns (each cast to the schema's type)."""
-    return pa.Table.from_arrays(
-        [columns[field.name].cast(field.type) for field in schema], schema=schema
-    )
-
-
-def _minor_units(hundredths: np.ndarray, scale: np.ndarray) -> pa.Array:
-    """Hundredths of a printed unit → minor units of the hand's scale; -1 → null."""
-    values = np.ascontiguousarray(np.where(scale == 100, hundredths, hundredths // 100), np.int64)
-    valid = hundredths >= 0
-    validity = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
-    return pa.Array.from_buffers(pa.int64(), len(values), [validity, pa.py_buffer(values)])
-
-
-def _card_lists(cards: np.ndarray, counts: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
-    """Rows of card codes (the first ``counts[i]`` of ``cards[i]``) as list<uint8>."""
-    counts = counts.astype(np.int64)
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
-    keep = np.arange(cards.shape[1])[None, :] < counts[:, None]
-    values = pa.array(cards[keep], type=pa.uint8())
-    mask = None if valid is None else pa.array(~valid)
-    return pa.ListArray.from_arrays(pa.array(offsets), values, mask=mask)
-
-
-def _seq_within(hand: np.ndarray) -> np.ndarray:
-    """0, 1, 2 … within each run of equal ``hand`` values."""
-    if len(hand) == 0:
-        return np.zeros(0, dtype=np.int32)
-    first = np.r_[True, hand[1:] != hand[:-1]]
-    starts = np.flatnonzero(first)
-    runs = np.diff(np.r_[starts, len(hand)])
-    return (np.arange(len(hand)) - np.repeat(starts, runs)).astype(np.int32)
-
-
-def _compiled_tables(
-    read: compiled.CompiledBlock,
-    opens_hand: np.ndarray,
-    lines: pl.Series,
-    offsets: np.ndarray,
-    segment_file: np.ndarray,
-    source_files: list[str],
-) -> tuple[StoredTables, np.ndarray]:
-    """The stored tables of the hands the compiled reader read, and the mask of the segments done.
-
-    A segment the reader read is kept only if its header and table line read too, and give
-    what the hand checks need (game, limit, start time, button, stakes); a hand of another
-    game is done once its header reads. The rest go to the block parser.
-    """
-    opened = np.flatnonzero(opens_hand[read.first_line]).astype(np.int32)
-    rows = read.first_line[opened]
-    all_headers = read_headers(
-        pl.DataFrame(
-            {
-                "hand": pl.Series(opened, dtype=pl.Int32),
-                "offset": pl.Series(offsets[rows], dtype=pl.Int64),
-                "line": lines.gather(rows),
-            }
-        )
-    )
-    # Another game's hand needs nothing but its header: counted as skipped here.
-    other_game = (
-        all_headers.select(pl.col("header_ok") & (pl.col("game") != GAME)).to_series().to_numpy()
-    )
-    skipped = all_headers.filter(pl.Series(other_game)).select("hand", "game")
-    read_whole = read.accepted[opened]
-    headers = all_headers.filter(pl.Series(read_whole))
-    segments = opened[read_whole]
-    table = (
-        lines.gather(read.table_line[segments])
-        .str.extract_groups(TABLE)
-        .struct.unnest()
-        .select(
-            "table_name",
-            max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
-            button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
-        )
-    )
-    scale = headers["money_scale"].to_numpy().astype(np.int64)
-
-    def units(values: np.ndarray) -> pl.Series:
-        return pl.Series(_minor_units(values[segments], scale))
-
-    posted_sb = np.where(read.posted_sb_full >= 0, read.posted_sb_full, read.posted_sb_any)
-    side_counts = read.side_pot_count[segments].astype(np.int64)
-    side_pots = _minor_units(
-        read.side_pots[segments][
-            np.arange(read.side_pots.shape[1])[None, :] < side_counts[:, None]
-        ],
-        np.repeat(scale, np.maximum(side_counts, 0)),
-    )
-    side_offsets = np.concatenate(([0], np.cumsum(np.maximum(side_counts, 0)))).astype(np.int32)
-    side_lists = pl.Series(
-        pa.ListArray.from_arrays(pa.array(side_offsets), side_pots, mask=pa.array(side_counts < 0))
-    )
-    hands = pl.concat(
-        [
-            headers,
-            table,
-            pl.DataFrame(
-                {
-                    "posted_sb": pl.Series(_minor_units(posted_sb[segments], scale)),
-                    "posted_bb": units(read.posted_bb_full),
-                    "posted_ante": units(read.posted_ante),
-                    "total_pot": units(read.total),
-                    "rake": units(read.rake),
-                    "board": pl.Series(
-                        _card_lists(read.board[segments], read.board_count[segments])
-                    ),
-                    "side_pots": side_lists,
-                    "fractional": read.fractional[segments],
-                    "source_file": pl.Series(source_files, dtype=pl.String).gather(
-                        segment_file[segments]
-                    ),
-                }
-            ),
-        ],
-        how="horizontal",
-    ).with_columns(
-        site=pl.lit(SITE),
-        **stake_columns(),
-        board2=pl.lit(None, dtype=pl.List(pl.UInt8)),
-        source_offset=pl.col("offset"),
-    )
-    readable = (
-        pl.col("header_ok")
-        & (pl.col("game") == GAME)
-        & pl.col("table_name").is_not_null()
-        & pl.col("limit_type").is_not_null()
-        & pl.col("started_at").is_not_null()
-        & pl.col("button_seat").is_not_null()
-        & pl.col("big_blind").is_not_null()
-        & ((pl.col("money_scale") == 100) | ~pl.col("fractional"))
-    )
-    keep = hands.select(readable.fill_null(False)).to_series().to_numpy()
-    hands = hands.filter(pl.Series(keep))
-    accepted = np.zeros(len(read.accepted), dtype=bool)
-    accepted[segments[keep]] = True
-    hand_scale = np.ones(len(read.accepted), dtype=np.int64)
-    hand_scale[segments] = scale
-    handled = accepted.copy()
-    handled[skipped["hand"].to_numpy()] = True
-
-    kept = segments[keep]
-    hand_row = np.full(len(read.accepted), -1, dtype=np.int64)
-    hand_row[kept] = np.arange(len(kept))
-    kind = read.kind
-    line_accepted = accepted[read.segment]
-
-    seat_rows = np.flatnonzero((kind == compiled.LINE_SEAT) & line_accepted)
-    seat_hand = read.segment[seat_rows]
-    seat_rows = seat_rows[np.lexsort((read.number[seat_rows], seat_hand))]
-    seat_hand = read.segment[seat_rows]
-    sitting_out = read.flag[seat_rows]
-    hands = hands.with_columns(
-        players_dealt=pl.Series(
-            np.bincount(hand_row[seat_hand], weights=~sitting_out, minlength=len(kept)),
-            dtype=pl.Int16,
-        )
-    )
-    hands_table = table_from_frame(hands, "hands")
-    hand_ids = hands_table.column("hand_id").combine_chunks()
-
-    def ids(rows_hand: np.ndarray) -> pa.Array:
-        return hand_ids.take(pa.array(hand_row[rows_hand]))
-
-    position = compiled.positions(
-        seat_hand,
-        read.number[seat_rows],
-        sitting_out,
-        hands["button_seat"].to_numpy()[hand_row[seat_hand]] if len(seat_rows) else np.zeros(0),
-    )
-    seats = _arrow_table(
-        SEATS,
-        site=pa.repeat(SITE, len(seat_rows)),
-        hand_id=ids(seat_hand),
-        seat=pa.array(read.number[seat_rows].astype(np.int16)),
-        player=compiled.names(read, seat_rows),
-        position=POSITION_NAMES.take(pa.array(position, mask=position < 0)),
-        stack_start=_minor_units(read.amount[seat_rows], hand_scale[seat_hand]),
-        hole_cards=_card_lists(
-            read.cards[seat_rows], read.card_count[seat_rows], read.card_count[seat_rows] > 0
-        ),
-        is_hero=pa.array(read.hero[seat_rows]),
-        sitting_out=pa.array(sitting_out),
-        bounty=compiled.aux_texts(read, seat_rows),
-    )
-
-    verb = read.verb
-    action_rows = np.flatnonzero(
-        line_accepted
-        & (
-            (kind == compiled.LINE_UNCALLED)
-            | ((kind == compiled.LINE_ACTION) & np.isin(verb, list(compiled.KIND_OF_VERB)))
-        )
-    )
-    action_hand = read.segment[action_rows]
-    action_verb = verb[action_rows]
-    verb_index = np.where(action_verb == compiled.VERB_UNCALLED, len(compiled.VERBS), action_verb)
-    without_amount = np.isin(
-        action_verb,
-        [compiled.VERB_FOLD, compiled.VERB_CHECK, compiled.VERB_SHOW, compiled.VERB_MUCK],
-    )
-    action_scale = hand_scale[action_hand]
-    actions = _arrow_table(
-        ACTIONS,
-        site=pa.repeat(SITE, len(action_rows)),
-        hand_id=ids(action_hand),
-        seq=pa.array(_seq_within(action_hand)),
-        street=pa.array(read.street[action_rows]),
-        player=compiled.names(read, action_rows),
-        kind=KIND_NAMES.take(pa.array(verb_index)),
-        amount=_minor_units(np.where(without_amount, -1, read.amount[action_rows]), action_scale),
-        to_amount=_minor_units(read.to_amount[action_rows], action_scale),
-        is_all_in=pa.array(read.all_in[action_rows]),
-    )
-
-    collected_rows = np.flatnonzero((kind == compiled.LINE_COLLECTED) & line_accepted)
-    collected_hand = read.segment[collected_rows]
-    collections = _arrow_table(
-        COLLECTIONS,
-        site=pa.repeat(SITE, len(collected_rows)),
-        hand_id=ids(collected_hand),
-        seq=pa.array(_seq_within(collected_hand)),
-        player=compiled.names(read, collected_rows),
-        amount=_minor_units(read.amount[collected_rows], hand_scale[collected_hand]),
-        pot_index=pa.array(read.number[collected_rows].astype(np.int8)),
-        half=pa.nulls(len(collected_rows), pa.string()),
-        board_index=pa.array(np.zeros(len(collected_rows), dtype=np.int8)),
-    )
-
-    show_rows = np.flatnonzero(
-        line_accepted & (kind == compiled.LINE_ACTION) & (verb == compiled.VERB_SHOW)
-    )
-    show_hand = read.segment[show_rows]
-    high, low = compiled.hand_descriptions(read, show_rows)
-    showdowns = _arrow_table(
-        SHOWDOWNS,
-        site=pa.repeat(SITE, len(show_rows)),
-        hand_id=ids(show_hand),
-        player=compiled.names(read, show_rows),
-        cards=_card_lists(read.cards[show_rows], read.card_count[show_rows]),
-        high_desc=high,
-        low_desc=low,
-        board_index=pa.array(np.zeros(len(show_rows), dtype=np.int8)),
-    )
-    return (
-        StoredTables(
-            tables={
-                "hands": hands_table,
-                "seats": seats,
-                "actions": actions,
-                "collections": collections,
-                "showdowns": showdowns,
-                "notes": NOTES.empty_table(),
-                "rejects": REJECTS.empty_table(),
-            },
-            segments={
-                "hands": kept,
-                "seats": seat_hand,
-                "actions": action_hand,
-                "collections": collected_hand,
-                "showdowns": show_hand,
-                "notes": np.zeros(0, dtype=np.int32),
-                "rejects": np.zeros(0, dtype=np.int32),
-            },
-            found=np.union1d(kept, skipped["hand"].to_numpy()),
-            skipped=skipped,
-        ),
-        handled,
-    )

@@ -5,7 +5,7 @@ walks the block's lines once in compiled code, reads those forms field by field,
 player's street total and runs the hand checks as it goes; a hand it reads completely comes
 out as rows of the canonical tables. Every other hand — another game, a form not listed
 here, a line it does not know, anything a check would quarantine — is left whole to the
-block parser (``parsers.pokerstars``), which explains it. So this reader never decides a
+block parser (``parsers.pokerstars.block_parser``), which explains it. So this reader never decides a
 reason or a note: it only has to read correctly the hands it accepts, and the tests compare
 it with the block parser on every hand of the corpus and of generated archives.
 
