@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from parsers.pokerstars.forms import ACTION_VERBS
 from parsers.byte_kernels import (
     card_list,
     ends_with,
@@ -53,25 +54,8 @@ _MAX_BOARD = 5
     LINE_SKIPPED,  # inside a hand left to the block parser
 ) = range(9)
 
-# Verbs in the order PokerStars' ACTION_VERBS tries them; the kind each gives (-1: no row).
-VERBS = (
-    "posts small & big blinds",
-    "posts small blind",
-    "posts big blind",
-    "posts the ante",
-    "folds",
-    "checks",
-    "calls",
-    "bets",
-    "raises",
-    "shows",
-    "mucks hand",
-    "doesn't show hand",
-    "is sitting out",
-    "sits out",
-    "stands pat",
-    "discards",
-)
+# Verbs in the order the block parser tries them (forms.ACTION_VERBS), coded by position.
+VERBS = ACTION_VERBS
 (
     VERB_SB_AND_BB,
     VERB_SB,
@@ -233,6 +217,24 @@ def _same_text(data: np.ndarray, a0: int, a1: int, b0: int, b1: int) -> bool:
     for k in range(a1 - a0):
         if data[a0 + k] != data[b0 + k]:
             return False
+    return True
+
+
+@numba.njit(cache=True)
+def _sight(  # type: ignore[no-untyped-def]
+    data, slot, text_start, text_end, seat_line, scratch, sighting_start, sighting_end, cards,
+    card_count,
+) -> bool:
+    """Record a player's four hole cards seen in ``data[text_start:text_end]``; False when he
+    was seen before with other cards (the block parser explains that conflict)."""
+    if sighting_start[slot] >= 0 and not _same_text(
+        data, sighting_start[slot], sighting_end[slot], text_start, text_end
+    ):
+        return False
+    sighting_start[slot] = text_start
+    sighting_end[slot] = text_end
+    cards[seat_line, :4] = scratch[:4]
+    card_count[seat_line] = 4
     return True
 
 
@@ -525,15 +527,12 @@ def scan(data: np.ndarray, offsets: np.ndarray, opens_hand: np.ndarray, new_file
                 ok = False
                 continue
             seat_line = seat_lines[slot]
-            if sighting_start[slot] >= 0 and not _same_text(
-                data, sighting_start[slot], sighting_end[slot], bracket + 2, end - 1
+            if not _sight(
+                data, slot, bracket + 2, end - 1, seat_line, scratch, sighting_start,
+                sighting_end, cards, card_count,
             ):
                 ok = False
                 continue
-            sighting_start[slot] = bracket + 2
-            sighting_end[slot] = end - 1
-            cards[seat_line, :4] = scratch[:4]
-            card_count[seat_line] = 4
             hero[seat_line] = True
             kind[line] = LINE_DEALT
             continue
@@ -674,16 +673,12 @@ def scan(data: np.ndarray, offsets: np.ndarray, opens_hand: np.ndarray, new_file
             if slot < 0 or count != 4:
                 ok = False
                 continue
-            if sighting_start[slot] >= 0 and not _same_text(
-                data, sighting_start[slot], sighting_end[slot], inner_from, end - 1
+            if not _sight(
+                data, slot, inner_from, end - 1, seat_lines[slot], scratch, sighting_start,
+                sighting_end, cards, card_count,
             ):
                 ok = False
                 continue
-            sighting_start[slot] = inner_from
-            sighting_end[slot] = end - 1
-            seat_line = seat_lines[slot]
-            cards[seat_line, :4] = scratch[:4]
-            card_count[seat_line] = 4
             kind[line] = LINE_PLAIN
             continue
         if not in_summary and find(data, start, end, _COLLECTED) >= 0:
@@ -816,16 +811,12 @@ def scan(data: np.ndarray, offsets: np.ndarray, opens_hand: np.ndarray, new_file
                 if slot < 0:
                     ok = False
                     continue
-                if sighting_start[slot] >= 0 and not _same_text(
-                    data, sighting_start[slot], sighting_end[slot], i + 2, close
+                if not _sight(
+                    data, slot, i + 2, close, seat_lines[slot], scratch, sighting_start,
+                    sighting_end, cards, card_count,
                 ):
                     ok = False
                     continue
-                sighting_start[slot] = i + 2
-                sighting_end[slot] = close
-                seat_line = seat_lines[slot]
-                cards[seat_line, :4] = scratch[:4]
-                card_count[seat_line] = 4
                 cards[line, :4] = scratch[:4]
                 card_count[line] = 4
             elif i != end:  # folds, checks, mucks hand, doesn't show hand, sits out
