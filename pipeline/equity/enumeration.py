@@ -1,0 +1,265 @@
+"""Compiled enumeration of every remaining board of many all-in spots (internal).
+
+A spot is a hand whose betting ended before the river: its contenders' hole cards, the board
+cards dealt when the last chips went in (0, 3 or 4) and its pots (amount after rake, eligible
+contenders as a bit mask over the spot's players in clockwise order). For every completion of
+the board the kernel evaluates each contender with the evaluator's own board-amortised chunk
+kernels (`pipeline.evaluator.kernels`: a board prepared once for all its players) and reduces
+each pot to its *outcome*: the set of best highs and the set of best qualifying lows among the
+pot's eligible players. Boards with the same outcome pay the same, so each distinct outcome is
+settled once, by the audit's own per-board settlement (`pipeline.payouts.settle_board`, rules
+P2-P7, with `board_share` for P8), and weighted by how many boards produced it. The expected
+amount of a player is then the exact average over all boards of the integer payouts, odd units
+included, and a pot's expected amounts sum to the pot.
+
+Every input is untrusted: counts, masks and card codes are checked before they index anything,
+and a spot that fails a check gets a status instead of a result.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import prange
+
+from pipeline.evaluator import kernels
+from pipeline.payouts import board_share, settle_board
+
+__all__ = [
+    "MAX_OUTCOMES",
+    "MAX_PLAYERS",
+    "STATUS_BAD_CARDS",
+    "STATUS_BAD_INPUT",
+    "STATUS_OK",
+    "STATUS_TOO_MANY_OUTCOMES",
+    "expected_payouts_parallel",
+    "expected_payouts_serial",
+]
+
+MAX_PLAYERS = 10  # contenders per spot; a spot has at most as many pots as contenders
+MAX_OUTCOMES = 4096  # distinct (high winners, low winners) per pot; far above any real spot
+BOARD_CHUNK = 512  # boards evaluated per call of the evaluator's chunk kernel
+
+STATUS_OK = 0
+STATUS_BAD_CARDS = 1  # a card code >= 52, or a card twice among holes and board
+STATUS_TOO_MANY_OUTCOMES = 2
+STATUS_BAD_INPUT = 3  # counts or masks out of range
+
+_jit = numba.njit(cache=True, nogil=True)
+_parallel_jit = numba.njit(cache=True, nogil=True, parallel=True)
+
+
+@_jit
+def _combinations(available: int, chosen: int) -> int:
+    total = 1
+    for k in range(chosen):
+        total = total * (available - k) // (k + 1)
+    return total
+
+
+@_jit
+def _record(keys, counts, used, pot, key):  # type: ignore[no-untyped-def]
+    """Count one board of outcome ``key`` for local pot ``pot``; False when the table is full."""
+    base = pot * MAX_OUTCOMES
+    for slot in range(used[pot]):
+        if keys[base + slot] == key:
+            counts[base + slot] += 1
+            return True
+    if used[pot] >= MAX_OUTCOMES:
+        return False
+    keys[base + used[pot]] = key
+    counts[base + used[pot]] = 1
+    used[pot] += 1
+    return True
+
+
+@_jit
+def _spot(  # type: ignore[no-untyped-def]
+    s, player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible, unit,
+    board_count, expected, boards_seen, card_table, flush_table, low_table, high_table,
+    boards, board_data, holes, board_index, high, low, keys, counts, used,
+):  # fmt: skip
+    """Enumerate spot ``s``; write its expected amounts; return its status."""
+    first_player = player_start[s]
+    players = player_start[s + 1] - first_player
+    first_pot = pot_start[s]
+    pots = pot_start[s + 1] - first_pot
+    dealt = known_count[s]
+    if players < 2 or players > MAX_PLAYERS or pots < 1 or pots > MAX_PLAYERS:
+        return STATUS_BAD_INPUT
+    if dealt < 0 or dealt > 4 or unit[s] < 1 or board_count[s] < 1 or board_count[s] > 2:
+        return STATUS_BAD_INPUT
+    everyone = (1 << players) - 1
+    for q in range(pots):
+        mask = pot_eligible[first_pot + q]
+        if mask <= 0 or (mask & ~everyone) != 0 or pot_amount[first_pot + q] < 0:
+            return STATUS_BAD_INPUT
+    # The deck: every card not in a contender's hand or on the known board.
+    in_use = np.zeros(52, dtype=np.bool_)
+    for position in range(players * 4):
+        card = hole[(first_player * 4) + position]
+        if card >= 52 or in_use[card]:
+            return STATUS_BAD_CARDS
+        in_use[card] = True
+    for position in range(dealt):
+        card = known[s * 5 + position]
+        if card >= 52 or in_use[card]:
+            return STATUS_BAD_CARDS
+        in_use[card] = True
+    deck = np.empty(52, dtype=np.uint8)
+    available = 0
+    for card in range(52):
+        if not in_use[card]:
+            deck[available] = card
+            available += 1
+    drawn = 5 - dealt
+    total = _combinations(available, drawn)
+    # Each row of a chunk is (board, player), board-major: the first ``chunk * players`` rows
+    # are exactly a chunk's players, whatever its size.
+    rows_needed = min(BOARD_CHUNK, total) * players
+    for row in range(rows_needed):
+        player = first_player + row % players
+        for position in range(4):
+            holes[row * 4 + position] = hole[player * 4 + position]
+        board_index[row] = row // players
+    for q in range(pots):
+        used[q] = 0
+    choice = np.arange(drawn)
+    remaining = total
+    while remaining > 0:
+        chunk = min(BOARD_CHUNK, remaining)
+        for b in range(chunk):
+            for position in range(dealt):
+                boards[b * 5 + position] = known[s * 5 + position]
+            for position in range(drawn):
+                boards[b * 5 + dealt + position] = deck[choice[position]]
+            # Next combination of ``drawn`` deck positions, in lexicographic order.
+            i = drawn - 1
+            while i >= 0 and choice[i] == available - drawn + i:
+                i -= 1
+            if i >= 0:
+                choice[i] += 1
+                for j in range(i + 1, drawn):
+                    choice[j] = choice[j - 1] + 1
+        if kernels._prepare_boards_chunk(boards, 0, chunk, board_data, card_table) != -1:
+            return STATUS_BAD_CARDS
+        bad = kernels._evaluate_players_chunk(
+            holes, board_index, 0, chunk * players, high, low, board_data,
+            card_table, flush_table, low_table, high_table,
+        )  # fmt: skip
+        if bad != -1:
+            return STATUS_BAD_CARDS
+        for b in range(chunk):
+            row = b * players
+            for q in range(pots):
+                mask = pot_eligible[first_pot + q]
+                best_high = -1
+                best_low = 0
+                for i in range(players):
+                    if mask & (1 << i):
+                        best_high = max(best_high, high[row + i])
+                        best_low = max(best_low, low[row + i])
+                high_mask = 0
+                low_mask = 0
+                for i in range(players):
+                    if mask & (1 << i):
+                        if high[row + i] == best_high:
+                            high_mask |= 1 << i
+                        if best_low > 0 and low[row + i] == best_low:
+                            low_mask |= 1 << i
+                if not _record(keys, counts, used, q, (high_mask << 16) | low_mask):
+                    return STATUS_TOO_MANY_OUTCOMES
+        remaining -= chunk
+    boards_seen[s] = total
+    # Settle each outcome once with the audit's rules on stand-in values (winners 1, others 0).
+    stand_high = np.zeros((players, 1), dtype=np.int32)
+    stand_low = np.zeros((players, 1), dtype=np.int32)
+    showed = np.ones(players, dtype=np.bool_)
+    out_pot = np.empty(4 * MAX_PLAYERS + 8, dtype=np.int64)
+    out_board = np.empty_like(out_pot)
+    out_half = np.empty_like(out_pot)
+    out_player = np.empty_like(out_pot)
+    out_amount = np.empty_like(out_pot)
+    eligible = np.empty(players, dtype=np.int64)
+    for q in range(pots):
+        mask = pot_eligible[first_pot + q]
+        count = 0
+        for i in range(players):
+            if mask & (1 << i):
+                eligible[count] = i
+                count += 1
+        amount = pot_amount[first_pot + q]
+        sums = np.zeros(players, dtype=np.float64)
+        for slot in range(used[q]):
+            key = keys[q * MAX_OUTCOMES + slot]
+            weight = counts[q * MAX_OUTCOMES + slot] / total
+            for i in range(players):
+                stand_high[i, 0] = 1 + ((key >> (16 + i)) & 1)
+                stand_low[i, 0] = (key >> i) & 1
+            for board in range(board_count[s]):
+                share = board_share(amount, unit[s], board_count[s], board)
+                rows = settle_board(share, eligible[:count], stand_high, stand_low, showed,
+                                    unit[s], q, 0, out_pot, out_board, out_half, out_player,
+                                    out_amount, 0)  # fmt: skip
+                for r in range(rows):
+                    sums[out_player[r]] += out_amount[r] * weight
+        for i in range(players):
+            expected[(first_pot + q) * MAX_PLAYERS + i] = sums[i]
+    return STATUS_OK
+
+
+@_jit
+def _spots(  # type: ignore[no-untyped-def]
+    first, last, player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible,
+    unit, board_count, expected, boards_seen, status, card_table, flush_table, low_table,
+    high_table,
+):  # fmt: skip
+    """Enumerate spots ``first:last`` with one set of work buffers."""
+    boards = np.empty(BOARD_CHUNK * 5, dtype=np.uint8)
+    board_data = np.empty(BOARD_CHUNK * kernels.BOARD_DATA_WIDTH, dtype=np.uint64)
+    holes = np.empty(BOARD_CHUNK * MAX_PLAYERS * 4, dtype=np.uint8)
+    board_index = np.empty(BOARD_CHUNK * MAX_PLAYERS, dtype=np.int64)
+    high = np.empty(BOARD_CHUNK * MAX_PLAYERS, dtype=np.int32)
+    low = np.empty(BOARD_CHUNK * MAX_PLAYERS, dtype=np.int32)
+    keys = np.empty(MAX_PLAYERS * MAX_OUTCOMES, dtype=np.int64)
+    counts = np.empty(MAX_PLAYERS * MAX_OUTCOMES, dtype=np.int64)
+    used = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for s in range(first, last):
+        status[s] = _spot(
+            s, player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible,
+            unit, board_count, expected, boards_seen, card_table, flush_table, low_table,
+            high_table, boards, board_data, holes, board_index, high, low, keys, counts, used,
+        )  # fmt: skip
+
+
+@_jit
+def expected_payouts_serial(  # type: ignore[no-untyped-def]
+    player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible, unit,
+    board_count, expected, boards_seen, status, card_table, flush_table, low_table, high_table,
+    block_spots,
+):  # fmt: skip
+    """Every spot on the calling thread (see `_spot`; ``block_spots`` is for the parallel
+    variant's signature); returns the number of spots."""
+    spots = player_start.shape[0] - 1
+    _spots(0, spots, player_start, hole, known, known_count, pot_start, pot_amount,
+           pot_eligible, unit, board_count, expected, boards_seen, status, card_table,
+           flush_table, low_table, high_table)  # fmt: skip
+    return spots
+
+
+@_parallel_jit
+def expected_payouts_parallel(  # type: ignore[no-untyped-def]
+    player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible, unit,
+    board_count, expected, boards_seen, status, card_table, flush_table, low_table, high_table,
+    block_spots,
+):  # fmt: skip
+    """Every spot on numba's thread pool, in blocks of ``block_spots`` spots."""
+    spots = player_start.shape[0] - 1
+    block_spots = max(1, block_spots)
+    blocks = (spots + block_spots - 1) // block_spots
+    for block in prange(blocks):
+        first = block * block_spots
+        _spots(first, min(first + block_spots, spots), player_start, hole, known, known_count,
+               pot_start, pot_amount, pot_eligible, unit, board_count, expected, boards_seen,
+               status, card_table, flush_table, low_table, high_table)  # fmt: skip
+    return spots
