@@ -43,7 +43,8 @@ from pipeline.hand_keys import (
     match_actions,
     number_hands,
 )
-from pipeline.payouts import HALF_NAMES, PotTable, build_pots, split_pots
+from pipeline.equity import ALLIN_EQUITY_SCHEMA, allin_equity_rows, find_spots
+from pipeline.payouts import HALF_NAMES, PayoutTable, PotTable, build_pots, rake_by_pot, split_pots
 from pipeline.profiles import SiteProfile, site_profile
 from pipeline.rake_schedules import ScheduleError, ScheduleRule, load_schedule
 
@@ -152,6 +153,8 @@ class AuditResult:
     discrepancies: pl.DataFrame
     hands: int
     unevaluable: int
+    # Expected share of every pot of the all-in hands (`pipeline.equity`), when computed.
+    allin_equity: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=ALLIN_EQUITY_SCHEMA))
 
 
 def _profile(site: str) -> SiteProfile:
@@ -315,6 +318,7 @@ def _audit(
     rake_schedule: str,
     *,
     check_button: bool,
+    with_equity: bool = True,
 ) -> AuditResult:
     """`audit_tables`, with the button check (which spans hands) left to the caller or not."""
     if hands.height == 0:
@@ -356,9 +360,13 @@ def _audit(
     units = hands["site"].replace_strict(unit_by_site, return_dtype=pl.Int64).to_numpy()
 
     unevaluable_hands = _unevaluable_rows(pots, readable, boards)
+    pot_rake = rake_by_pot(pots, rake, each_pot)
     split = split_pots(
         pots, rake, units, boards, high, low, players["showed"].to_numpy(), each_pot
     )
+    allin_equity = _allin_equity(
+        hands, seats, players, actions, matched, pots, pot_rake, units, boards, split
+    ) if with_equity else pl.DataFrame(schema=ALLIN_EQUITY_SCHEMA)
     payouts = (
         pl.DataFrame(
             {
@@ -398,7 +406,37 @@ def _audit(
         discrepancies=discrepancies,
         hands=hands.height,
         unevaluable=len(unevaluable_hands),
+        allin_equity=allin_equity,
     )
+
+
+def _allin_equity(
+    hands: pl.DataFrame,
+    seats: pl.DataFrame,
+    players: pl.DataFrame,
+    actions: pl.DataFrame,
+    matched: MatchedActions,
+    pots: PotTable,
+    pot_rake: np.ndarray,
+    units: np.ndarray,
+    boards: np.ndarray,
+    split: PayoutTable,
+) -> pl.DataFrame:
+    """The all-in spots of these hands and every player's expected share of their pots."""
+    spots = find_spots(
+        hands,
+        players,
+        seats["stack_start"].fill_null(-1).to_numpy().astype(np.int64),
+        actions,
+        np.asarray(matched.seat_row, dtype=np.int64),
+        pots,
+        pot_rake,
+        units,
+        boards,
+    )
+    return allin_equity_rows(
+        spots, hands, players, pots.index, split.pot, split.player, split.amount
+    ).sort("site", "hand_id", "pot_index", "player")
 
 
 def _with_inferred_rake(
@@ -1237,7 +1275,7 @@ class UnitSummary:
 
 UNIT_HANDS = 20_000  # hands per unit: bounds a task's memory (2 workers + driver < 1 GiB)
 BUTTON_MEMORY = "256MB"  # DuckDB's limit for the button check; beyond it, it spills to disk
-AUDIT_TABLES = ("payouts", "discrepancies")
+AUDIT_TABLES = ("payouts", "discrepancies", "allin_equity")
 _EXAMPLES = 3
 
 
@@ -1253,7 +1291,11 @@ def audit_unit(root: str, unit: AuditUnit, rake_schedule: str) -> UnitSummary:
     result = _audit(**tables, rake_schedule=rake_schedule, check_button=False)
     written = [
         path
-        for name, frame in (("payouts", result.payouts), ("discrepancies", result.discrepancies))
+        for name, frame in (
+            ("payouts", result.payouts),
+            ("discrepancies", result.discrepancies),
+            ("allin_equity", result.allin_equity),
+        )
         if (path := _write_unit_output(dataset / "audit", name, unit, frame)) is not None
     ]
     return UnitSummary(
