@@ -91,23 +91,30 @@ def board_shares(amount: int, unit: int, boards: int) -> list[int]:
     return shares
 
 
+def pokerkit_strengths(holes: list[tuple[int, ...]], boards: list[tuple[int, ...]]) -> list[dict]:
+    """Per board, per player: (high, low) from pokerkit."""
+    return [{i: omaha_strengths(hole, board) for i, hole in enumerate(holes)} for board in boards]
+
+
 def reference_equity(
     holes: list[tuple[int, ...]],
     known: tuple[int, ...],
     pots: list[tuple[int, list[int]]],
     unit: int,
     boards: int,
-    strengths_of=omaha_strengths,
+    strengths_of=pokerkit_strengths,
 ) -> tuple[list[dict[int, Fraction]], dict[str, int]]:
     """Exact expected amount per pot and player over every completion of ``known``, and how
-    often some pot was quartered (a tied low beside a different high) or had no low."""
+    often some pot was quartered (a tied low beside a different high) or had no low.
+
+    ``strengths_of(holes, boards)`` gives per board a {player: (high, low)} mapping of
+    comparable values (low None: no qualifying low)."""
     used = set(known) | {card for hole in holes for card in hole}
     deck = [card for card in range(52) if card not in used]
     sums = [dict.fromkeys(players, 0) for _, players in pots]
     events = {"quartered": 0, "no_low": 0, "boards": 0}
-    for drawn in itertools.combinations(deck, 5 - len(known)):
-        board = known + drawn
-        strengths = {i: strengths_of(hole, board) for i, hole in enumerate(holes)}
+    all_boards = [known + drawn for drawn in itertools.combinations(deck, 5 - len(known))]
+    for strengths in strengths_of(holes, all_boards):
         events["boards"] += 1
         for (amount, players), total in zip(pots, sums):
             if len(players) > 1:

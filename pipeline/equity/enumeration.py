@@ -76,10 +76,12 @@ def _record(keys, counts, used, pot, key):  # type: ignore[no-untyped-def]
 @_jit
 def _spot(  # type: ignore[no-untyped-def]
     s, player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible, unit,
-    board_count, expected, boards_seen, card_table, flush_table, low_table, high_table,
-    boards, board_data, holes, board_index, high, low, keys, counts, used,
+    board_count, samples, seeds, expected, spread, boards_seen, card_table, flush_table,
+    low_table, high_table, boards, board_data, holes, board_index, high, low, keys, counts, used,
 ):  # fmt: skip
-    """Enumerate spot ``s``; write its expected amounts; return its status."""
+    """Enumerate spot ``s`` (or, when ``samples[s] > 0``, draw that many boards at random
+    from a generator seeded with ``seeds[s]``); write its expected amounts and their standard
+    errors (0 when exact); return its status."""
     first_player = player_start[s]
     players = player_start[s + 1] - first_player
     first_pot = pot_start[s]
@@ -113,7 +115,13 @@ def _spot(  # type: ignore[no-untyped-def]
             deck[available] = card
             available += 1
     drawn = 5 - dealt
-    total = _combinations(available, drawn)
+    sampled = samples[s] > 0
+    if sampled:
+        # Seeded per spot: the same spot gives the same rows whichever thread runs it.
+        np.random.seed(seeds[s] & 0x7FFFFFFF)
+        total = samples[s]
+    else:
+        total = _combinations(available, drawn)
     # Each row of a chunk is (board, player), board-major: the first ``chunk * players`` rows
     # are exactly a chunk's players, whatever its size.
     rows_needed = min(BOARD_CHUNK, total) * players
@@ -131,6 +139,15 @@ def _spot(  # type: ignore[no-untyped-def]
         for b in range(chunk):
             for position in range(dealt):
                 boards[b * 5 + position] = known[s * 5 + position]
+            if sampled:
+                # A partial Fisher-Yates shuffle: ``drawn`` distinct cards, uniformly.
+                for position in range(drawn):
+                    pick = position + np.random.randint(0, available - position)
+                    card = deck[pick]
+                    deck[pick] = deck[position]
+                    deck[position] = card
+                    boards[b * 5 + dealt + position] = card
+                continue
             for position in range(drawn):
                 boards[b * 5 + dealt + position] = deck[choice[position]]
             # Next combination of ``drawn`` deck positions, in lexicographic order.
@@ -190,29 +207,40 @@ def _spot(  # type: ignore[no-untyped-def]
                 count += 1
         amount = pot_amount[first_pot + q]
         sums = np.zeros(players, dtype=np.float64)
+        squares = np.zeros(players, dtype=np.float64)
+        paid = np.zeros(players, dtype=np.float64)
         for slot in range(used[q]):
             key = keys[q * MAX_OUTCOMES + slot]
             weight = counts[q * MAX_OUTCOMES + slot] / total
             for i in range(players):
                 stand_high[i, 0] = 1 + ((key >> (16 + i)) & 1)
                 stand_low[i, 0] = (key >> i) & 1
+                paid[i] = 0.0
             for board in range(board_count[s]):
                 share = board_share(amount, unit[s], board_count[s], board)
                 rows = settle_board(share, eligible[:count], stand_high, stand_low, showed,
                                     unit[s], q, 0, out_pot, out_board, out_half, out_player,
                                     out_amount, 0)  # fmt: skip
                 for r in range(rows):
-                    sums[out_player[r]] += out_amount[r] * weight
+                    paid[out_player[r]] += out_amount[r]
+            for i in range(players):
+                sums[i] += paid[i] * weight
+                squares[i] += paid[i] * paid[i] * weight
         for i in range(players):
             expected[(first_pot + q) * MAX_PLAYERS + i] = sums[i]
+            if sampled:
+                variance = max(squares[i] - sums[i] * sums[i], 0.0)
+                spread[(first_pot + q) * MAX_PLAYERS + i] = np.sqrt(variance / total)
+            else:
+                spread[(first_pot + q) * MAX_PLAYERS + i] = 0.0
     return STATUS_OK
 
 
 @_jit
 def _spots(  # type: ignore[no-untyped-def]
     first, last, player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible,
-    unit, board_count, expected, boards_seen, status, card_table, flush_table, low_table,
-    high_table,
+    unit, board_count, samples, seeds, expected, spread, boards_seen, status, card_table,
+    flush_table, low_table, high_table,
 ):  # fmt: skip
     """Enumerate spots ``first:last`` with one set of work buffers."""
     boards = np.empty(BOARD_CHUNK * 5, dtype=np.uint8)
@@ -227,31 +255,32 @@ def _spots(  # type: ignore[no-untyped-def]
     for s in range(first, last):
         status[s] = _spot(
             s, player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible,
-            unit, board_count, expected, boards_seen, card_table, flush_table, low_table,
-            high_table, boards, board_data, holes, board_index, high, low, keys, counts, used,
+            unit, board_count, samples, seeds, expected, spread, boards_seen, card_table,
+            flush_table, low_table, high_table, boards, board_data, holes, board_index, high,
+            low, keys, counts, used,
         )  # fmt: skip
 
 
 @_jit
 def expected_payouts_serial(  # type: ignore[no-untyped-def]
     player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible, unit,
-    board_count, expected, boards_seen, status, card_table, flush_table, low_table, high_table,
-    block_spots,
+    board_count, samples, seeds, expected, spread, boards_seen, status, card_table, flush_table,
+    low_table, high_table, block_spots,
 ):  # fmt: skip
     """Every spot on the calling thread (see `_spot`; ``block_spots`` is for the parallel
     variant's signature); returns the number of spots."""
     spots = player_start.shape[0] - 1
     _spots(0, spots, player_start, hole, known, known_count, pot_start, pot_amount,
-           pot_eligible, unit, board_count, expected, boards_seen, status, card_table,
-           flush_table, low_table, high_table)  # fmt: skip
+           pot_eligible, unit, board_count, samples, seeds, expected, spread, boards_seen, status,
+           card_table, flush_table, low_table, high_table)  # fmt: skip
     return spots
 
 
 @_parallel_jit
 def expected_payouts_parallel(  # type: ignore[no-untyped-def]
     player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible, unit,
-    board_count, expected, boards_seen, status, card_table, flush_table, low_table, high_table,
-    block_spots,
+    board_count, samples, seeds, expected, spread, boards_seen, status, card_table, flush_table,
+    low_table, high_table, block_spots,
 ):  # fmt: skip
     """Every spot on numba's thread pool, in blocks of ``block_spots`` spots."""
     spots = player_start.shape[0] - 1
@@ -260,6 +289,7 @@ def expected_payouts_parallel(  # type: ignore[no-untyped-def]
     for block in prange(blocks):
         first = block * block_spots
         _spots(first, min(first + block_spots, spots), player_start, hole, known, known_count,
-               pot_start, pot_amount, pot_eligible, unit, board_count, expected, boards_seen,
-               status, card_table, flush_table, low_table, high_table)  # fmt: skip
+               pot_start, pot_amount, pot_eligible, unit, board_count, samples, seeds,
+               expected, spread, boards_seen, status, card_table, flush_table, low_table,
+               high_table)  # fmt: skip
     return spots
