@@ -1279,7 +1279,7 @@ AUDIT_TABLES = ("payouts", "discrepancies", "allin_equity")
 _EXAMPLES = 3
 
 
-def audit_unit(root: str, unit: AuditUnit, rake_schedule: str) -> UnitSummary:
+def audit_unit(root: str, unit: AuditUnit, rake_schedule: str, equity: bool = True) -> UnitSummary:
     """Audit one unit and write its outputs; pure apart from its own output files.
 
     Each output is written under a temporary name and renamed to a name derived from the
@@ -1288,7 +1288,7 @@ def audit_unit(root: str, unit: AuditUnit, rake_schedule: str) -> UnitSummary:
     """
     dataset = Path(root)
     tables = _read_unit(dataset, unit)
-    result = _audit(**tables, rake_schedule=rake_schedule, check_button=False)
+    result = _audit(**tables, rake_schedule=rake_schedule, check_button=False, with_equity=equity)
     written = [
         path
         for name, frame in (
@@ -1531,6 +1531,7 @@ def run_audit(
     progress: Callable[[int, int], None] | None = None,
     *,
     unit_hands: int = UNIT_HANDS,
+    equity: bool = True,
 ) -> AuditSummary:
     """Audit every committed hand of the dataset at ``root`` and write ``root/audit/``.
 
@@ -1539,7 +1540,8 @@ def run_audit(
     bounded by a unit whatever the dataset's size. The button check, which compares
     consecutive hands across units, runs once in DuckDB over a few columns of the hands and
     seats, under a memory limit past which DuckDB spills to ``audit/.spill``.
-    Outputs are ``audit/{payouts,discrepancies}/site=<site>/part-<unit>.parquet``, each written
+    Outputs are ``audit/{payouts,discrepancies,allin_equity}/site=<site>/part-<unit>.parquet``
+    (``allin_equity``: `pipeline.equity`, left out when ``equity`` is false), each written
     under a temporary name and renamed; files of an earlier run that this run did not write
     are removed at the end. ``progress`` is called with (units done, units).
     """
@@ -1551,11 +1553,13 @@ def run_audit(
     summaries: list[UnitSummary] = []
     if executor is None:
         for done, unit in enumerate(units, start=1):
-            summaries.append(audit_unit(str(root), unit, rake_schedule))
+            summaries.append(audit_unit(str(root), unit, rake_schedule, equity))
             if progress is not None:
                 progress(done, len(units))
     else:
-        futures = [executor.submit(audit_unit, str(root), unit, rake_schedule) for unit in units]
+        futures = [
+            executor.submit(audit_unit, str(root), unit, rake_schedule, equity) for unit in units
+        ]
         try:
             # The button check needs no unit's result: it runs here while the workers audit.
             button = with_severity(
