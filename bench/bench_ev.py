@@ -27,7 +27,7 @@ __all__ = ["main"]
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 HANDS = int(os.environ.get("HILO_EV_HANDS", "1000000"))
-SPOTS = {4: 20_000, 3: 2_000, 0: 8}  # known board cards → synthetic spots per measurement
+SPOTS = {4: 20_000, 3: 2_000, 0: 16}  # known board cards → synthetic spots per measurement
 STREETS = {4: "turn", 3: "flop", 0: "preflop"}
 
 
@@ -68,8 +68,11 @@ def _kernel_rates() -> None:
             if known == 4 and players == 2:
                 line += f" ({two / baseline:,.0f}x the baseline)"
             if known == 0:
+                dealt = _rate(spots, parallel=True, method="enumerate")
                 sampled = _rate(spots, parallel=True, method="sampled")
-                line += f"; sampled: {sampled:,.1f} on both ({sampled / two:.2f}x exact)"
+                line += (f"; dealing every board: {dealt:,.1f} on both (exact by classes is "
+                         f"{two / dealt:.1f}x that); sampled: {sampled:,.1f} on both "
+                         f"({sampled / two:.2f}x exact)")
             print(f"{line} ({_load()})", flush=True)
 
 

@@ -135,3 +135,14 @@ def test_expected_amounts_of_a_pot_sum_to_the_pot(seed: int, players: int, known
         outside = [p for p in range(MAX_PLAYERS) if p not in players_in]
         assert (expected[row, outside] == 0).all()
         assert (expected[row] >= 0).all()
+
+
+def test_preflop_board_classes_count_every_board_once() -> None:
+    # The preflop classes (rank multiset, flush suit and its ranks) against dealing every
+    # board: the same expected amounts; the brute force itself checks both in the slow suite.
+    rng = random.Random(11)
+    spots = [random_spot(rng, players, 0) for players in (2, 3, 5, 8)]
+    by_class = expected_payouts(spot_table(spots), method="exact")
+    dealt = expected_payouts(spot_table(spots), method="enumerate")
+    assert (by_class[3] == STATUS_OK).all() and (by_class[2] == dealt[2]).all()
+    assert np.abs(by_class[0] - dealt[0]).max() <= 1e-9

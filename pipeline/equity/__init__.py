@@ -51,12 +51,11 @@ ALLIN_EQUITY_SCHEMA = {
 # pot² / 4 and the standard error of its mean at most pot / (2 √SAMPLES) = 0.1 % of the pot.
 SAMPLES = 250_000
 # ``method="auto"`` samples a spot only when exact enumeration would evaluate more boards
-# than sampling does (heads-up and three-way preflop). Measured on 2 cores (bench_ev):
-# exact heads-up preflop ≈ 28 spots/s, sampled ≈ 51 (random boards miss the cache that
-# lexicographic enumeration keeps warm), 4-way exact is faster than sampled: the audit uses
-# ``exact`` everywhere.
+# than sampling does. Measured on 2 cores (bench_ev): sampling heads-up preflop is about 1.7x
+# faster than dealing every board (random boards miss the evaluator's table cache) and about
+# 6x slower than the exact preflop board classes, so the audit uses ``exact`` everywhere.
 EXACT_LIMIT = SAMPLES
-METHODS = ("exact", "sampled", "auto")
+METHODS = ("exact", "enumerate", "sampled", "auto")
 # Spots below which the thread pool costs more than it saves (a preflop spot is worth many).
 PARALLEL_MINIMUM_SPOTS = 64
 
@@ -102,7 +101,10 @@ def expected_payouts(
 ]:  # fmt: skip
     """Expected amount of every spot player in every spot pot over the run-outs.
 
-    ``method``: ``exact`` enumerates every board; ``sampled`` draws `SAMPLES` boards per spot
+    ``method``: ``exact`` enumerates every board (preflop by classes of boards that play alike,
+    each counted: `enumeration._preflop_classes`); ``enumerate`` deals every board one by one
+    on every street (the plain way, kept to check and measure the other); ``sampled`` draws
+    `SAMPLES` boards per spot
     (seeded per spot by ``seeds``, so a rerun gives the same values); ``auto`` samples only
     spots with more than `EXACT_LIMIT` run-outs.
 
@@ -125,13 +127,14 @@ def expected_payouts(
 
     _check_spots(spots)
     tables = load_tables()
-    if method == "exact":
+    if method in ("exact", "enumerate"):
         exact = np.ones(spots.spots, dtype=bool)
     elif method == "sampled":
         exact = np.zeros(spots.spots, dtype=bool)
     else:
         exact = runout_count(spots) <= EXACT_LIMIT
-    samples = np.where(exact, 0, SAMPLES).astype(np.int64)
+    # Per spot: 0 exact, -1 exact dealing every board, > 0 boards to draw.
+    samples = np.where(exact, -1 if method == "enumerate" else 0, SAMPLES).astype(np.int64)
     if seeds is None:
         seeds = np.arange(spots.spots, dtype=np.int64)
     expected = np.zeros(len(spots.pot_row) * enumeration.MAX_PLAYERS, dtype=np.float64)

@@ -23,6 +23,7 @@ import numpy as np
 from numba import prange
 
 from pipeline.evaluator import kernels
+from pipeline.evaluator.tables import CARD_INFO_LOW_SHIFT, CARD_INFO_OFFSET
 from pipeline.payouts import board_share, settle_board
 
 __all__ = [
@@ -45,7 +46,19 @@ STATUS_BAD_CARDS = 1  # a card code >= 52, or a card twice among holes and board
 STATUS_TOO_MANY_OUTCOMES = 2
 STATUS_BAD_INPUT = 3  # counts or masks out of range
 
+_U = np.uint64
+LOW_SHIFT = CARD_INFO_LOW_SHIFT
+
 _jit = numba.njit(cache=True, nogil=True)
+
+
+@_jit
+def _popcount(bits: np.uint64) -> int:
+    count = 0
+    while bits:
+        bits &= bits - _U(1)
+        count += 1
+    return count
 _parallel_jit = numba.njit(cache=True, nogil=True, parallel=True)
 
 
@@ -58,19 +71,157 @@ def _combinations(available: int, chosen: int) -> int:
 
 
 @_jit
-def _record(keys, counts, used, pot, key):  # type: ignore[no-untyped-def]
-    """Count one board of outcome ``key`` for local pot ``pot``; False when the table is full."""
+def _record(keys, counts, used, pot, key, weight):  # type: ignore[no-untyped-def]
+    """Count ``weight`` boards of outcome ``key`` for local pot ``pot``; False when full."""
     base = pot * MAX_OUTCOMES
     for slot in range(used[pot]):
         if keys[base + slot] == key:
-            counts[base + slot] += 1
+            counts[base + slot] += weight
             return True
     if used[pot] >= MAX_OUTCOMES:
         return False
     keys[base + used[pot]] = key
-    counts[base + used[pot]] = 1
+    counts[base + used[pot]] = weight
     used[pot] += 1
     return True
+
+
+@_jit
+def _record_board(  # type: ignore[no-untyped-def]
+    high, low, row, players, first_pot, pots, pot_eligible, keys, counts, used, weight
+):
+    """Reduce one board's values (``high[row + i]``, ``low[row + i]`` for the spot's player
+    ``i``) to each pot's outcome, the best highs and best lows among its eligible players (bit
+    masks), and count it ``weight`` times; False when an outcome table is full."""
+    for q in range(pots):
+        mask = pot_eligible[first_pot + q]
+        best_high = -1
+        best_low = 0
+        for i in range(players):
+            if mask & (1 << i):
+                best_high = max(best_high, high[row + i])
+                best_low = max(best_low, low[row + i])
+        high_mask = 0
+        low_mask = 0
+        for i in range(players):
+            if mask & (1 << i):
+                if high[row + i] == best_high:
+                    high_mask |= 1 << i
+                if best_low > 0 and low[row + i] == best_low:
+                    low_mask |= 1 << i
+        if not _record(keys, counts, used, q, (high_mask << 16) | low_mask, weight):
+            return False
+    return True
+
+
+@_jit
+def _preflop_classes(  # type: ignore[no-untyped-def]
+    hole, first_player, players, in_use, first_pot, pots, pot_eligible, keys, counts, used,
+    card_table, flush_table, low_table, high_table,
+):  # fmt: skip
+    """Every preflop board, counted by class instead of dealt one by one; returns the boards.
+
+    A board's highs and lows depend only on its rank multiset R, except where one suit s
+    holds three or more of its cards (at most one suit can, in five cards): then the flushes
+    depend on the set T of ranks that suit holds too. So the boards fall into classes (R) with
+    no flush possible and (R, s, T), |T| >= 3; each class is evaluated once (the evaluator's
+    rank-multiset table, its flush table for the flush classes) and counted by how many boards
+    of the deck it holds: for each rank r of R with multiplicity m and a available suits,
+    C(a, m) ways, C(a - 1, m - 1) with s forced when r is in T, C(a - [s free], m) without s
+    otherwise. The no-flush count of R is its total less its flush classes.
+    """
+    info = _U(CARD_INFO_OFFSET)
+    free_suits = np.zeros(13, dtype=np.int64)  # bit mask of the suits of each rank still in the deck
+    for card in range(52):
+        if not in_use[card]:
+            free_suits[card // 4] |= 1 << (card % 4)
+    hole_index = np.empty(players, dtype=np.uint64)
+    hole_low = np.empty(players, dtype=np.uint64)
+    hole_suit = np.empty((players, 4), dtype=np.uint64)  # rank mask of each suit in the hand
+    hole_suit_count = np.zeros((players, 4), dtype=np.int64)
+    for i in range(players):
+        base = _U((first_player + i) * 4)
+        i0 = card_table[info + _U(hole[base])]
+        i1 = card_table[info + _U(hole[base + _U(1)])]
+        i2 = card_table[info + _U(hole[base + _U(2)])]
+        i3 = card_table[info + _U(hole[base + _U(3)])]
+        hole_index[i] = kernels._hole_index(card_table, i0, i1, i2, i3)
+        hole_low[i] = ((i0 | i1 | i2 | i3) >> _U(LOW_SHIFT)) & _U(0xFF)
+        for suit in range(4):
+            hole_suit[i, suit] = kernels._suit_rank_mask(hole, base, 4, _U(suit))
+            hole_suit_count[i, suit] = _popcount(hole_suit[i, suit])
+    high = np.empty(players, dtype=np.int64)
+    low = np.empty(players, dtype=np.int64)
+    plain_high = np.empty(players, dtype=np.int64)
+    ranks = np.empty(5, dtype=np.int64)
+    distinct = np.empty(5, dtype=np.int64)
+    multiplicity = np.empty(5, dtype=np.int64)
+    boards = 0
+    for r0 in range(13):
+        for r1 in range(r0, 13):
+            for r2 in range(r1, 13):
+                for r3 in range(r2, 13):
+                    for r4 in range(r3, 13):
+                        ranks[0], ranks[1], ranks[2], ranks[3], ranks[4] = r0, r1, r2, r3, r4
+                        kinds = 0
+                        for position in range(5):
+                            if kinds > 0 and distinct[kinds - 1] == ranks[position]:
+                                multiplicity[kinds - 1] += 1
+                            else:
+                                distinct[kinds] = ranks[position]
+                                multiplicity[kinds] = 1
+                                kinds += 1
+                        total = 1
+                        for k in range(kinds):
+                            total *= _combinations(_popcount(_U(free_suits[distinct[k]])), multiplicity[k])
+                        if total == 0:
+                            continue
+                        j0 = card_table[info + _U(r0 * 4)]
+                        j1 = card_table[info + _U(r1 * 4)]
+                        j2 = card_table[info + _U(r2 * 4)]
+                        j3 = card_table[info + _U(r3 * 4)]
+                        j4 = card_table[info + _U(r4 * 4)]
+                        offset = kernels._board_offset(card_table, j0, j1, j2, j3, j4)
+                        board_low = ((j0 | j1 | j2 | j3 | j4) >> _U(LOW_SHIFT)) & _U(0xFF)
+                        for i in range(players):
+                            plain_high[i] = high_table[offset + hole_index[i]]
+                            low[i] = low_table[(board_low << _U(8)) | hole_low[i]]
+                        flush_boards = 0
+                        for suit in range(4):
+                            for chosen in range(1 << kinds):
+                                if _popcount(_U(chosen)) < 3:
+                                    continue
+                                count = 1
+                                suit_ranks = _U(0)
+                                for k in range(kinds):
+                                    suits = free_suits[distinct[k]]
+                                    has_suit = (suits >> suit) & 1
+                                    if chosen & (1 << k):
+                                        if not has_suit:
+                                            count = 0
+                                            break
+                                        count *= _combinations(_popcount(_U(suits)) - 1, multiplicity[k] - 1)
+                                        suit_ranks |= _U(1) << _U(distinct[k])
+                                    else:
+                                        count *= _combinations(_popcount(_U(suits)) - has_suit, multiplicity[k])
+                                if count == 0:
+                                    continue
+                                for i in range(players):
+                                    high[i] = plain_high[i]
+                                    if hole_suit_count[i, suit] >= 2:
+                                        high[i] = max(high[i], np.int64(kernels._best_flush(
+                                            hole_suit[i, suit], suit_ranks, flush_table)))
+                                if not _record_board(high, low, 0, players, first_pot, pots,
+                                                     pot_eligible, keys, counts, used, count):
+                                    return -1
+                                flush_boards += count
+                        if total > flush_boards:
+                            if not _record_board(plain_high, low, 0, players, first_pot, pots,
+                                                 pot_eligible, keys, counts, used,
+                                                 total - flush_boards):
+                                return -1
+                        boards += total
+    return boards
 
 
 @_jit
@@ -134,6 +285,16 @@ def _spot(  # type: ignore[no-untyped-def]
         used[q] = 0
     choice = np.arange(drawn)
     remaining = total
+    if dealt == 0 and samples[s] == 0:
+        counted = _preflop_classes(
+            hole, first_player, players, in_use, first_pot, pots, pot_eligible, keys, counts,
+            used, card_table, flush_table, low_table, high_table,
+        )  # fmt: skip
+        if counted < 0:
+            return STATUS_TOO_MANY_OUTCOMES
+        if counted != total:  # every board counted once, or not a result
+            return STATUS_BAD_INPUT
+        remaining = 0
     while remaining > 0:
         chunk = min(BOARD_CHUNK, remaining)
         for b in range(chunk):
@@ -167,25 +328,9 @@ def _spot(  # type: ignore[no-untyped-def]
         if bad != -1:
             return STATUS_BAD_CARDS
         for b in range(chunk):
-            row = b * players
-            for q in range(pots):
-                mask = pot_eligible[first_pot + q]
-                best_high = -1
-                best_low = 0
-                for i in range(players):
-                    if mask & (1 << i):
-                        best_high = max(best_high, high[row + i])
-                        best_low = max(best_low, low[row + i])
-                high_mask = 0
-                low_mask = 0
-                for i in range(players):
-                    if mask & (1 << i):
-                        if high[row + i] == best_high:
-                            high_mask |= 1 << i
-                        if best_low > 0 and low[row + i] == best_low:
-                            low_mask |= 1 << i
-                if not _record(keys, counts, used, q, (high_mask << 16) | low_mask):
-                    return STATUS_TOO_MANY_OUTCOMES
+            if not _record_board(high, low, b * players, players, first_pot, pots,
+                                 pot_eligible, keys, counts, used, 1):
+                return STATUS_TOO_MANY_OUTCOMES
         remaining -= chunk
     boards_seen[s] = total
     # Settle each outcome once with the audit's rules on stand-in values (winners 1, others 0).
