@@ -28,7 +28,6 @@ __all__ = [
     "allin_equity_rows",
     "expected_payouts",
     "find_spots",
-    "runout_count",
     "spot_seeds",
 ]
 
@@ -50,12 +49,11 @@ ALLIN_EQUITY_SCHEMA = {
 # Boards drawn for a sampled spot. A payout lies in [0, pot], so its variance is at most
 # pot² / 4 and the standard error of its mean at most pot / (2 √SAMPLES) = 0.1 % of the pot.
 SAMPLES = 250_000
-# ``method="auto"`` samples a spot only when exact enumeration would evaluate more boards
-# than sampling does. Measured on 2 cores (bench_ev): sampling heads-up preflop is about 1.7x
-# faster than dealing every board (random boards miss the evaluator's table cache) and about
-# 6x slower than the exact preflop board classes, so the audit uses ``exact`` everywhere.
-EXACT_LIMIT = SAMPLES
-METHODS = ("exact", "enumerate", "sampled", "auto")
+# Measured on 2 cores (bench_ev): sampling heads-up preflop is about 3x faster than dealing
+# every board (random boards miss the evaluator's table cache) but several times slower than
+# the exact preflop board classes, so the audit uses ``exact``; ``sampled`` stays for
+# comparison and for callers who want it.
+METHODS = ("exact", "enumerate", "sampled")
 # Spots below which the thread pool costs more than it saves (a preflop spot is worth many).
 PARALLEL_MINIMUM_SPOTS = 64
 
@@ -78,17 +76,6 @@ def _check_spots(spots: SpotTable) -> None:
         raise ValueError("pot_amount and pot_eligible must have one value per pot")
 
 
-def runout_count(spots: SpotTable) -> npt.NDArray[np.int64]:
-    """Per spot: how many boards complete its known cards (C(deck, 5 - known))."""
-    deck = 52 - 4 * np.diff(spots.player_start) - spots.known_count
-    drawn = 5 - spots.known_count
-    total = np.ones(spots.spots, dtype=np.int64)
-    for k in range(5):
-        taking = drawn > k
-        total[taking] = total[taking] * (deck[taking] - k) // (k + 1)
-    return total
-
-
 def expected_payouts(
     spots: SpotTable,
     *,
@@ -104,9 +91,7 @@ def expected_payouts(
     ``method``: ``exact`` enumerates every board (preflop by classes of boards that play alike,
     each counted: `enumeration._preflop_classes`); ``enumerate`` deals every board one by one
     on every street (the plain way, kept to check and measure the other); ``sampled`` draws
-    `SAMPLES` boards per spot
-    (seeded per spot by ``seeds``, so a rerun gives the same values); ``auto`` samples only
-    spots with more than `EXACT_LIMIT` run-outs.
+    `SAMPLES` boards per spot (seeded per spot by ``seeds``, so a rerun gives the same values).
 
     Returns
     -------
@@ -127,12 +112,7 @@ def expected_payouts(
 
     _check_spots(spots)
     tables = load_tables()
-    if method in ("exact", "enumerate"):
-        exact = np.ones(spots.spots, dtype=bool)
-    elif method == "sampled":
-        exact = np.zeros(spots.spots, dtype=bool)
-    else:
-        exact = runout_count(spots) <= EXACT_LIMIT
+    exact = np.full(spots.spots, method != "sampled", dtype=bool)
     # Per spot: 0 exact, -1 exact dealing every board, > 0 boards to draw.
     samples = np.where(exact, -1 if method == "enumerate" else 0, SAMPLES).astype(np.int64)
     if seeds is None:
@@ -158,7 +138,7 @@ def expected_payouts(
             np.ascontiguousarray(spots.board_count, dtype=np.int64),
             samples, np.ascontiguousarray(seeds, dtype=np.int64), expected, spread, runouts, status,
             tables.card_table, tables.flush, tables.low, tables.high,
-            # Preflop spots cost ~10^4 times a turn spot: one per task balances the threads.
+            # A preflop spot costs ~10^3 turn spots: one per task balances the threads.
             1 if (spots.known_count == 0).any() else max(1, spots.spots // (8 * threads)),
         )  # fmt: skip
     width = enumeration.MAX_PLAYERS
