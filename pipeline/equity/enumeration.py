@@ -12,6 +12,11 @@ P2-P7, with `board_share` for P8), and weighted by how many boards produced it. 
 amount of a player is then the exact average over all boards of the integer payouts, odd units
 included, and a pot's expected amounts sum to the pot.
 
+Preflop spots (about a million boards heads-up) are counted by board classes instead of dealt
+one by one (`_preflop_classes`); a spot may also be sampled (``samples[s] > 0`` boards drawn
+from a generator seeded per spot) or dealt board by board on every street (``samples[s] < 0``,
+to check and measure the classes).
+
 Every input is untrusted: counts, masks and card codes are checked before they index anything,
 and a spot that fails a check gets a status instead of a result.
 """
