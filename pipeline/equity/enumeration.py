@@ -332,10 +332,28 @@ def _spot(  # type: ignore[no-untyped-def]
         )  # fmt: skip
         if bad != -1:
             return STATUS_BAD_CARDS
+        # The reduction of `_record_board`, written out: called here a numba function of
+        # this many arguments, it halved the flop rate (measured).
         for b in range(chunk):
-            if not _record_board(high, low, b * players, players, first_pot, pots,
-                                 pot_eligible, keys, counts, used, 1):
-                return STATUS_TOO_MANY_OUTCOMES
+            row = b * players
+            for q in range(pots):
+                mask = pot_eligible[first_pot + q]
+                best_high = -1
+                best_low = 0
+                for i in range(players):
+                    if mask & (1 << i):
+                        best_high = max(best_high, high[row + i])
+                        best_low = max(best_low, low[row + i])
+                high_mask = 0
+                low_mask = 0
+                for i in range(players):
+                    if mask & (1 << i):
+                        if high[row + i] == best_high:
+                            high_mask |= 1 << i
+                        if best_low > 0 and low[row + i] == best_low:
+                            low_mask |= 1 << i
+                if not _record(keys, counts, used, q, (high_mask << 16) | low_mask, 1):
+                    return STATUS_TOO_MANY_OUTCOMES
         remaining -= chunk
     boards_seen[s] = total
     # Settle each outcome once with the audit's rules on stand-in values (winners 1, others 0).
