@@ -22,7 +22,15 @@ def bench_modules(filters: list[str]) -> list[str]:
     )
     if not filters:
         return [name for name in names if name not in ON_REQUEST]
-    return [name for name in names if any(part in name for part in filters)]
+    # A filter naming a module exactly selects only it (``ev`` is bench_ev, not also
+    # bench_evaluator); any other filter selects every module whose name contains it.
+    chosen = set()
+    for part in filters:
+        if f"bench_{part}" in names:
+            chosen.add(f"bench_{part}")
+        else:
+            chosen.update(name for name in names if part in name)
+    return [name for name in names if name in chosen]
 
 
 def main(arguments: list[str]) -> int:

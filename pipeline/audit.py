@@ -43,7 +43,8 @@ from pipeline.hand_keys import (
     match_actions,
     number_hands,
 )
-from pipeline.payouts import HALF_NAMES, PotTable, build_pots, split_pots
+from pipeline.equity import ALLIN_EQUITY_SCHEMA, allin_equity_rows, find_spots
+from pipeline.payouts import HALF_NAMES, PayoutTable, PotTable, build_pots, rake_by_pot, split_pots
 from pipeline.profiles import SiteProfile, site_profile
 from pipeline.rake_schedules import ScheduleError, ScheduleRule, load_schedule
 
@@ -152,6 +153,8 @@ class AuditResult:
     discrepancies: pl.DataFrame
     hands: int
     unevaluable: int
+    # Expected share of every pot of the all-in hands (`pipeline.equity`), when computed.
+    allin_equity: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=ALLIN_EQUITY_SCHEMA))
 
 
 def _profile(site: str) -> SiteProfile:
@@ -315,6 +318,7 @@ def _audit(
     rake_schedule: str,
     *,
     check_button: bool,
+    with_equity: bool = True,
 ) -> AuditResult:
     """`audit_tables`, with the button check (which spans hands) left to the caller or not."""
     if hands.height == 0:
@@ -356,9 +360,13 @@ def _audit(
     units = hands["site"].replace_strict(unit_by_site, return_dtype=pl.Int64).to_numpy()
 
     unevaluable_hands = _unevaluable_rows(pots, readable, boards)
+    pot_rake = rake_by_pot(pots, rake, each_pot)
     split = split_pots(
         pots, rake, units, boards, high, low, players["showed"].to_numpy(), each_pot
     )
+    allin_equity = _allin_equity(
+        hands, seats, players, actions, matched, pots, pot_rake, units, boards, split
+    ) if with_equity else pl.DataFrame(schema=ALLIN_EQUITY_SCHEMA)
     payouts = (
         pl.DataFrame(
             {
@@ -398,7 +406,37 @@ def _audit(
         discrepancies=discrepancies,
         hands=hands.height,
         unevaluable=len(unevaluable_hands),
+        allin_equity=allin_equity,
     )
+
+
+def _allin_equity(
+    hands: pl.DataFrame,
+    seats: pl.DataFrame,
+    players: pl.DataFrame,
+    actions: pl.DataFrame,
+    matched: MatchedActions,
+    pots: PotTable,
+    pot_rake: np.ndarray,
+    units: np.ndarray,
+    boards: np.ndarray,
+    split: PayoutTable,
+) -> pl.DataFrame:
+    """The all-in spots of these hands and every player's expected share of their pots."""
+    spots = find_spots(
+        hands,
+        players,
+        seats["stack_start"].fill_null(-1).to_numpy().astype(np.int64),
+        actions,
+        np.asarray(matched.seat_row, dtype=np.int64),
+        pots,
+        pot_rake,
+        units,
+        boards,
+    )
+    return allin_equity_rows(
+        spots, hands, players, pots.index, split.pot, split.player, split.amount
+    ).sort("site", "hand_id", "pot_index", "player")
 
 
 def _with_inferred_rake(
@@ -1237,11 +1275,11 @@ class UnitSummary:
 
 UNIT_HANDS = 20_000  # hands per unit: bounds a task's memory (2 workers + driver < 1 GiB)
 BUTTON_MEMORY = "256MB"  # DuckDB's limit for the button check; beyond it, it spills to disk
-AUDIT_TABLES = ("payouts", "discrepancies")
+AUDIT_TABLES = ("payouts", "discrepancies", "allin_equity")
 _EXAMPLES = 3
 
 
-def audit_unit(root: str, unit: AuditUnit, rake_schedule: str) -> UnitSummary:
+def audit_unit(root: str, unit: AuditUnit, rake_schedule: str, equity: bool = True) -> UnitSummary:
     """Audit one unit and write its outputs; pure apart from its own output files.
 
     Each output is written under a temporary name and renamed to a name derived from the
@@ -1250,10 +1288,14 @@ def audit_unit(root: str, unit: AuditUnit, rake_schedule: str) -> UnitSummary:
     """
     dataset = Path(root)
     tables = _read_unit(dataset, unit)
-    result = _audit(**tables, rake_schedule=rake_schedule, check_button=False)
+    result = _audit(**tables, rake_schedule=rake_schedule, check_button=False, with_equity=equity)
     written = [
         path
-        for name, frame in (("payouts", result.payouts), ("discrepancies", result.discrepancies))
+        for name, frame in (
+            ("payouts", result.payouts),
+            ("discrepancies", result.discrepancies),
+            ("allin_equity", result.allin_equity),
+        )
         if (path := _write_unit_output(dataset / "audit", name, unit, frame)) is not None
     ]
     return UnitSummary(
@@ -1489,6 +1531,7 @@ def run_audit(
     progress: Callable[[int, int], None] | None = None,
     *,
     unit_hands: int = UNIT_HANDS,
+    equity: bool = True,
 ) -> AuditSummary:
     """Audit every committed hand of the dataset at ``root`` and write ``root/audit/``.
 
@@ -1497,7 +1540,8 @@ def run_audit(
     bounded by a unit whatever the dataset's size. The button check, which compares
     consecutive hands across units, runs once in DuckDB over a few columns of the hands and
     seats, under a memory limit past which DuckDB spills to ``audit/.spill``.
-    Outputs are ``audit/{payouts,discrepancies}/site=<site>/part-<unit>.parquet``, each written
+    Outputs are ``audit/{payouts,discrepancies,allin_equity}/site=<site>/part-<unit>.parquet``
+    (``allin_equity``: `pipeline.equity`, left out when ``equity`` is false), each written
     under a temporary name and renamed; files of an earlier run that this run did not write
     are removed at the end. ``progress`` is called with (units done, units).
     """
@@ -1509,11 +1553,13 @@ def run_audit(
     summaries: list[UnitSummary] = []
     if executor is None:
         for done, unit in enumerate(units, start=1):
-            summaries.append(audit_unit(str(root), unit, rake_schedule))
+            summaries.append(audit_unit(str(root), unit, rake_schedule, equity))
             if progress is not None:
                 progress(done, len(units))
     else:
-        futures = [executor.submit(audit_unit, str(root), unit, rake_schedule) for unit in units]
+        futures = [
+            executor.submit(audit_unit, str(root), unit, rake_schedule, equity) for unit in units
+        ]
         try:
             # The button check needs no unit's result: it runs here while the workers audit.
             button = with_severity(

@@ -70,6 +70,7 @@ PART_TABLES = ("hands", "seats", "actions", "collections", "showdowns", "notes",
 # Tables partitioned by the month their hand started in, below the site.
 DATED_TABLES = ("hands", "seats", "actions", "collections", "showdowns", "notes")
 MANIFEST = "files"
+ALLIN_EQUITY = "allin_equity"
 LOCK_NAME = ".hilo.lock"
 # The value hive readers (DuckDB, pyarrow, polars) read back as null.
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
@@ -297,14 +298,33 @@ def read_table(root: Path, table: str) -> pa.Table:
     """Return all committed rows of ``table`` (only parts a manifest names), in part order.
 
     Rows keep the columns of the canonical schema; the ``site`` partition is not added again.
+    ``allin_equity``, an output of the audit, is read from ``root/audit/allin_equity/``.
     """
     if table == MANIFEST:
         return read_manifest(root)
+    if table == ALLIN_EQUITY:
+        return _read_audit_output(Path(root), table)
     schema = TABLES[table]
     referenced = sorted(
         part for part in _referenced_parts(read_manifest(root)) if part.startswith(f"{table}/")
     )
     parts = [pq.read_table(root / part, schema=schema) for part in referenced]
+    return pa.concat_tables(parts) if parts else schema.empty_table()
+
+
+def _read_audit_output(root: Path, table: str) -> pa.Table:
+    """Every unit file of an audit output, in path order, with ``site`` from its folder."""
+    import polars as pl
+
+    from pipeline.equity import ALLIN_EQUITY_SCHEMA
+
+    schema = pl.DataFrame(schema=ALLIN_EQUITY_SCHEMA).to_arrow().schema
+    parts = []
+    for path in sorted((root / "audit" / table).glob("site=*/part-*.parquet")):
+        part = pq.read_table(path)
+        site = path.parent.name.removeprefix("site=")
+        part = part.append_column("site", pa.array([site] * part.num_rows, pa.string()))
+        parts.append(part.select(schema.names).cast(schema))
     return pa.concat_tables(parts) if parts else schema.empty_table()
 
 

@@ -198,6 +198,73 @@ def _share(
 
 
 @numba.njit(cache=True)
+def board_share(amount: int, step: int, board_count: int, board: int) -> int:
+    """The part of a pot (after rake) that board ``board`` of ``board_count`` settles: even
+    shares in whole units, the spare units to the first boards, a sub-unit rest to the first (P8)."""
+    units = amount // step
+    per_board = units // board_count
+    board_spare = units - per_board * board_count
+    share = per_board * step
+    if board < board_spare:
+        share += step
+    if board == 0:
+        share += amount - units * step
+    return share
+
+
+@numba.njit(cache=True)
+def settle_board(
+    share: int,
+    players: Int64Array,
+    high: npt.NDArray[np.int32],
+    low: npt.NDArray[np.int32],
+    showed: npt.NDArray[np.bool_],
+    step: int,
+    pot: int,
+    board: int,
+    out_pot: Int64Array,
+    out_board: Int64Array,
+    out_half: Int64Array,
+    out_player: Int64Array,
+    out_amount: Int64Array,
+    rows: int,
+) -> int:
+    """Pay one board's ``share`` of a pot among its eligible ``players`` (P2-P7); the payment
+    rows are written from ``rows`` on and the next free row is returned. Shared by the audit's
+    split and the all-in equity (`pipeline.equity`), so both follow the same rules."""
+    if players.shape[0] == 1 and (high[players[0], board] < 0 or not showed[players[0]]):
+        # Uncontested and unseen: one payment. A lone player who showed still gets
+        # the pot as high and low halves when a low qualifies, as sites print it.
+        return _share(share, players, step, pot, board, 2, out_pot, out_board, out_half,
+                      out_player, out_amount, rows)
+    best_high = -1
+    best_low = 0
+    for p in players:
+        best_high = max(best_high, high[p, board])
+        best_low = max(best_low, low[p, board])
+    high_winners = players[high[players, board] == best_high]
+    if best_low == 0:
+        return _share(share, high_winners, step, pot, board, 2, out_pot, out_board,
+                      out_half, out_player, out_amount, rows)
+    low_winners = players[low[players, board] == best_low]
+    same = high_winners.shape[0] == low_winners.shape[0]
+    if same:
+        for w in range(high_winners.shape[0]):
+            if high_winners[w] != low_winners[w]:
+                same = False
+                break
+    if same and high_winners.shape[0] > 1:
+        return _share(share, high_winners, step, pot, board, 2, out_pot, out_board,
+                      out_half, out_player, out_amount, rows)
+    share_units = share // step
+    high_share = ((share_units + 1) // 2) * step + (share - share_units * step)
+    rows = _share(high_share, high_winners, step, pot, board, 0, out_pot, out_board,
+                  out_half, out_player, out_amount, rows)
+    return _share(share - high_share, low_winners, step, pot, board, 1, out_pot, out_board,
+                  out_half, out_player, out_amount, rows)
+
+
+@numba.njit(cache=True)
 def _split_kernel(
     pot_hand: Int64Array,
     pot_index: Int64Array,
@@ -227,48 +294,10 @@ def _split_kernel(
             continue
         step = unit[h]
         board_count = boards[h]
-        units = amount // step
-        per_board = units // board_count
-        board_spare = units - per_board * board_count
         for b in range(board_count):
-            share = per_board * step
-            if b < board_spare:
-                share += step
-            if b == 0:
-                share += amount - units * step
-            if players.shape[0] == 1 and (high[players[0], b] < 0 or not showed[players[0]]):
-                # Uncontested and unseen: one payment. A lone player who showed still gets
-                # the pot as high and low halves when a low qualifies, as sites print it.
-                rows = _share(share, players, step, q, b, 2, out_pot, out_board, out_half,
-                              out_player, out_amount, rows)
-                continue
-            best_high = -1
-            best_low = 0
-            for p in players:
-                best_high = max(best_high, high[p, b])
-                best_low = max(best_low, low[p, b])
-            high_winners = players[high[players, b] == best_high]
-            if best_low == 0:
-                rows = _share(share, high_winners, step, q, b, 2, out_pot, out_board,
-                              out_half, out_player, out_amount, rows)
-                continue
-            low_winners = players[low[players, b] == best_low]
-            same = high_winners.shape[0] == low_winners.shape[0]
-            if same:
-                for w in range(high_winners.shape[0]):
-                    if high_winners[w] != low_winners[w]:
-                        same = False
-                        break
-            if same and high_winners.shape[0] > 1:
-                rows = _share(share, high_winners, step, q, b, 2, out_pot, out_board,
-                              out_half, out_player, out_amount, rows)
-                continue
-            share_units = share // step
-            high_share = ((share_units + 1) // 2) * step + (share - share_units * step)
-            rows = _share(high_share, high_winners, step, q, b, 0, out_pot, out_board,
-                          out_half, out_player, out_amount, rows)
-            rows = _share(share - high_share, low_winners, step, q, b, 1, out_pot, out_board,
-                          out_half, out_player, out_amount, rows)
+            share = board_share(amount, step, board_count, b)
+            rows = settle_board(share, players, high, low, showed, step, q, b, out_pot,
+                                out_board, out_half, out_player, out_amount, rows)
     return (
         out_pot[:rows],
         out_board[:rows],

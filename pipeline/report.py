@@ -94,8 +94,17 @@ HILO_OUTCOMES = (
     ("three_quartered", "Three-quartered (both halves, not alone)"),
     ("chopped", "Chopped (no low, whole pot shared)"),
 )
-CURVE_COLOURS = {"all": "#2e7d32", "showdown": "#1f5fbf", "non_showdown": "#c62828"}
-CURVE_LABELS = {"all": "all hands", "showdown": "showdown", "non_showdown": "non-showdown"}
+CURVE_COLOURS = {
+    "all": "#2e7d32", "adjusted": "#e08a00", "showdown": "#1f5fbf", "non_showdown": "#c62828"
+}
+CURVE_LABELS = {
+    "all": "all hands",
+    "adjusted": "all-in adjusted",
+    "showdown": "showdown",
+    "non_showdown": "non-showdown",
+}
+# Drawing order; the all-in adjusted line exists only when the dataset was audited.
+CURVE_ORDER = ("all", "adjusted", "showdown", "non_showdown")
 HAND_KEY = ["site", "hand_id"]
 _CURRENCY_CODE = re.compile(r"^[A-Z]{3,6}$")
 _SVG_HEAD = re.compile(r"^.*?(<svg\b)", re.DOTALL)
@@ -363,7 +372,8 @@ class Curve:
     """A player's cumulative winnings in one currency, sampled."""
 
     hands: int
-    final: dict[str, int]  # all / showdown / non_showdown, minor units
+    # all / showdown / non_showdown (and adjusted: an expectation, rounded), minor units
+    final: dict[str, int]
     x: np.ndarray
     y: dict[str, np.ndarray]  # minor units at each kept hand
 
@@ -380,6 +390,7 @@ class CurrencyBlock:
     by_position: pl.DataFrame
     by_stakes: pl.DataFrame
     hilo: pl.DataFrame | None  # outcome, pots, amount (None: no audit)
+    allin: dict[str, Any] | None = None  # all-in luck summary (None: no audit)
 
 
 @dataclass
@@ -1040,6 +1051,8 @@ def _player_sections(
         return []
     frame = hand_results(root, hands, seats, chosen)
     hilo = _hilo_outcomes(root, hands, chosen) if audited else None
+    if audited:
+        frame = _with_allin(root, frame, chosen)
     sections = []
     for name in chosen:
         mine = frame.filter(pl.col("player") == name)
@@ -1075,6 +1088,7 @@ def _player_sections(
                     else _hilo_table(
                         hilo.filter((pl.col("player") == name) & (pl.col("currency") == currency))
                     ),
+                    allin=_allin_summary(rows) if audited else None,
                 )
             )
         sections.append(PlayerSection(name=name, hands=mine.height, blocks=blocks))
@@ -1155,6 +1169,43 @@ def hand_results(
     ).sort("player", "started_at", "site", "hand_id", nulls_last=True)
 
 
+def _with_allin(root: Path, frame: pl.DataFrame, players: list[str]) -> pl.DataFrame:
+    """``frame`` (`hand_results`) with each hand's all-in adjustment: Σ (expected − paid) over
+    the all-in pots of the player (audit output ``allin_equity``), 0.0 in other hands."""
+    from pipeline.equity import ALLIN_EQUITY_SCHEMA
+
+    equity = _audit_table(root, "allin_equity", ALLIN_EQUITY_SCHEMA)
+    if equity is None:
+        equity = pl.DataFrame(schema=ALLIN_EQUITY_SCHEMA)
+    spots = (
+        equity.filter(pl.col("player").is_in(players))
+        .group_by(*HAND_KEY, "player")
+        .agg(
+            allin_expected=pl.col("expected_amount").sum(),
+            allin_actual=pl.col("actual_amount").sum(),
+            allin_equity=pl.col("expected_amount").sum() / pl.col("pot_amount").sum(),
+        )
+    )
+    return frame.join(spots, on=[*HAND_KEY, "player"], how="left").with_columns(
+        allin_spot=pl.col("allin_expected").is_not_null(),
+        allin_adjustment=(pl.col("allin_expected") - pl.col("allin_actual")).fill_null(0.0),
+    )
+
+
+def _allin_summary(rows: pl.DataFrame) -> dict[str, Any]:
+    """All-in spots, average equity, expected and paid amounts and the luck of one block."""
+    spots = rows.filter(pl.col("allin_spot"))
+    expected = float(spots["allin_expected"].sum()) if spots.height else 0.0
+    actual = int(spots["allin_actual"].sum()) if spots.height else 0
+    return {
+        "spots": spots.height,
+        "average_equity": float(spots["allin_equity"].mean()) if spots.height else None,  # type: ignore[arg-type]
+        "expected_minor": expected,
+        "actual_minor": actual,
+        "luck_minor": actual - expected,
+    }
+
+
 def curve_indices(count: int, max_points: int) -> np.ndarray:
     """Indices (0-based hands) kept on a curve of ``count`` hands: ≤ ``max_points - 1``, the
     last hand always kept (the origin is the extra point).
@@ -1181,10 +1232,13 @@ def _curve(rows: pl.DataFrame, max_points: int) -> Curve:
         "showdown": np.cumsum(np.where(showdown, net, 0)),
         "non_showdown": np.cumsum(np.where(showdown, 0, net)),
     }
+    if "allin_adjustment" in rows.columns:
+        # Net with every all-in pot replaced by its expected amount (a float expectation).
+        series["adjusted"] = np.cumsum(net + rows["allin_adjustment"].fill_null(0.0).to_numpy())
     kept = curve_indices(len(net), max_points)
     x = np.concatenate(([0], kept + 1))
     y = {name: np.concatenate(([0], values[kept])) for name, values in series.items()}
-    final = {name: int(values[-1]) if len(values) else 0 for name, values in series.items()}
+    final = {name: int(round(values[-1])) if len(values) else 0 for name, values in series.items()}
     return Curve(hands=len(net), final=final, x=x, y=y)
 
 
@@ -1355,12 +1409,13 @@ def winnings_chart(curve: Curve, currency: str, scale: int) -> Safe:
     with matplotlib.rc_context(_CHART_STYLE):
         figure = _figure(9.6, 3.6, left=0.85)
         axes = figure.add_subplot()
-        for name in ("all", "showdown", "non_showdown"):
+        for name in (key for key in CURVE_ORDER if key in curve.y):
             (line,) = axes.plot(
                 curve.x,
                 curve.y[name] / float(scale or 1),
                 color=CURVE_COLOURS[name],
-                linewidth=1.8 if name == "all" else 1.2,
+                linewidth=1.8 if name in ("all", "adjusted") else 1.2,
+                linestyle="--" if name == "adjusted" else "-",
                 label=CURVE_LABELS[name],
             )
             line.set_gid(f"curve-{name}")
@@ -1370,7 +1425,7 @@ def winnings_chart(curve: Curve, currency: str, scale: int) -> Safe:
         axes.set_xlim(0, max(1, curve.hands))
         axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
         axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.10g}"))
-        axes.legend(loc="upper left", frameon=False, ncols=3)
+        axes.legend(loc="upper left", frameon=False, ncols=len(curve.y))
         return _svg(figure, "cumulative winnings over hands")
 
 
@@ -2063,7 +2118,8 @@ def _currency_html(data: ReportData, block: CurrencyBlock) -> Safe:
                 f"{CURVE_LABELS[key]} {format_money(curve.final[key], currency, scale)}",
             ]
         )
-        for key in ("all", "showdown", "non_showdown")
+        for key in CURVE_ORDER
+        if key in curve.final
     ]
     figure = tag(
         "figure",
@@ -2081,6 +2137,7 @@ def _currency_html(data: ReportData, block: CurrencyBlock) -> Safe:
         data_net_minor=curve.final["all"],
         data_showdown_minor=curve.final["showdown"],
         data_non_showdown_minor=curve.final["non_showdown"],
+        data_adjusted_minor=curve.final.get("adjusted"),
     )
     if block.stats is None:
         stats = tag("p", "No statistics row for this currency.", class_="note")
@@ -2206,11 +2263,47 @@ def _currency_html(data: ReportData, block: CurrencyBlock) -> Safe:
                 results(stakes, "Stakes", stakes_labels, "by-stakes"),
                 tag("h4", "Hi/lo breakdown"),
                 hilo,
+                tag("h4", "All-in luck"),
+                _allin_html(block),
             ),
             class_="player-grid",
         ),
         class_="currency-block",
         data_currency=currency,
+    )
+
+
+def _allin_html(block: CurrencyBlock) -> Safe:
+    """The all-in luck summary: what the all-in pots paid against their expectation."""
+    if block.allin is None:
+        return tag(
+            "p", "Not audited: all-in equity comes from the audit (run hilo audit).", class_="note"
+        )
+    summary, currency, scale = block.allin, block.currency, block.scale
+    rows = [
+        [tag("td", "All-in spots"), _num_cell(_count(summary["spots"]), summary["spots"])],
+        [tag("td", "Average equity"), _num_cell(_percent(summary["average_equity"]))],
+        [
+            tag("td", "Expected from all-in pots"),
+            _money_cell(int(round(summary["expected_minor"])), currency, scale),
+        ],
+        [tag("td", "Paid from all-in pots"), _money_cell(summary["actual_minor"], currency, scale)],
+        [
+            tag("td", "All-in luck (paid − expected)"),
+            _money_cell(int(round(summary["luck_minor"])), currency, scale),
+        ],
+    ]
+    return join(
+        [
+            _table([("All-in", False), ("Value", True)], rows, class_="allin", data_currency=currency),
+            tag(
+                "p",
+                "Hands whose betting ended before the river with the money in: each pot's "
+                "expected share over every run-out (the rules applied to each), against what "
+                "the rules paid on the board dealt. Expected amounts are rounded to the unit.",
+                class_="note",
+            ),
+        ]
     )
 
 

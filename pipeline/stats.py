@@ -67,7 +67,11 @@ LIMITS = ("FL", "PL", "NL")
 SOURCE_TABLES = (
     "hands", "seats", "actions", "collections", "showdowns", "notes", "rejects", "files"
 )
-AUDIT_TABLES = {"audit_payouts": "payouts", "audit_discrepancies": "discrepancies"}
+AUDIT_TABLES = {
+    "audit_payouts": "payouts",
+    "audit_discrepancies": "discrepancies",
+    "allin_equity": "allin_equity",
+}
 # Tables whose parts share their id with the hands they hold (see `Sources.chunks`).
 CHUNKED_TABLES = ("hands", "seats", "actions", "collections", "showdowns")
 # Models stored as tables: the per hand and player facts, the one expensive model.
@@ -366,6 +370,7 @@ def _empty_view(connection: duckdb.DuckDBPyConnection, name: str, schema: pa.Sch
 def find_sources(dataset: str | os.PathLike[str]) -> Sources:
     """The files behind every source view of the dataset at ``dataset``."""
     from pipeline.audit import DISCREPANCY_SCHEMA, PAYOUT_SCHEMA
+    from pipeline.equity import ALLIN_EQUITY_SCHEMA
     from pipeline.schema import TABLES
 
     root = Path(dataset)
@@ -377,6 +382,7 @@ def find_sources(dataset: str | os.PathLike[str]) -> Sources:
     schemas = {view: TABLES[view] for view in SOURCE_TABLES}
     schemas["audit_payouts"] = _polars_schema_to_arrow(PAYOUT_SCHEMA)
     schemas["audit_discrepancies"] = _polars_schema_to_arrow(DISCREPANCY_SCHEMA)
+    schemas["allin_equity"] = _polars_schema_to_arrow(ALLIN_EQUITY_SCHEMA)
     return Sources(root, paths, schemas)
 
 

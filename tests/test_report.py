@@ -119,6 +119,7 @@ def sql(reported: Reported) -> Iterator[duckdb.DuckDBPyConnection]:
         folder = reported.dataset / "audit" / name
         frame = pl.read_parquet(folder / "site=*" / "*.parquet", hive_partitioning=True)
         connection.register(f"t_{name}", frame.to_arrow())
+    connection.register("t_allin_equity", read_table(reported.dataset, "allin_equity"))
     money_in = ", ".join(f"'{kind}'" for kind in MONEY_IN)
     connection.execute(f"""
         create view hand_players as
@@ -363,6 +364,15 @@ def test_page_renders_without_console_messages_or_requests(
     assert [node.text() for node in title] == [f"hilo report · {reported.dataset.name}"]
     shot = screenshot(reported.report, tmp_path / "report.png", tmp_path)
     assert shot.stat().st_size > 10_000
+    # The winnings charts carry the all-in adjusted line (drawn dashed beside net).
+    assert all(
+        figure.find_all("g", id="curve-adjusted")
+        for figure in dom.find_all("figure")
+        if "winnings" in figure.classes()
+    )
+    kept = os.environ.get("HILO_REPORT_SCREENSHOT")
+    if kept:
+        shutil.copyfile(shot, kept)
     print(f"screenshot: {shot}")
 
 
@@ -522,7 +532,17 @@ def test_player_numbers(reported: Reported, sql: duckdb.DuckDBPyConnection, dom:
             assert int(figure.attrs["data-non-showdown-minor"]) == (other or 0)
             points = int(figure.attrs["data-points"])
             assert points == min(hands, 1999) + 1
-            for line in ("all", "showdown", "non_showdown"):
+            # All-in adjusted: net with each all-in pot's payment replaced by its expectation.
+            adjustment = sql.execute(
+                """select coalesce(sum(expected_amount - actual_amount), 0), count(distinct hand_id)
+                   from t_allin_equity join t_hands using (site, hand_id)
+                   where player = ? and currency = ?""",
+                [name, currency],
+            ).fetchone()
+            assert abs(int(figure.attrs["data-adjusted-minor"]) - (net + adjustment[0])) <= 0.5
+            allin = next(t for t in block.find_all("table") if "allin" in t.classes())
+            assert int(allin.find_all("td")[1].attrs["data-value"]) == adjustment[1]
+            for line in ("all", "adjusted", "showdown", "non_showdown"):
                 group = figure.find_all("g", id=f"curve-{line}")
                 assert len(group) == 1
                 path = group[0].find_all("path")[0].attrs["d"]
