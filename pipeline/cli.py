@@ -164,6 +164,14 @@ def audit(
     rake_schedule: RakeSchedule = "auto",
     workers: Workers = None,
     scheduler: Scheduler = None,
+    equity: Annotated[
+        bool,
+        typer.Option(
+            "--equity/--no-equity",
+            help="Also compute every all-in spot's expected shares (allin_equity); exact"
+            " preflop spots take most of the audit's time then.",
+        ),
+    ] = True,
 ) -> None:
     """Recompute every pot and payout and check the rules; write DATASET/audit/."""
     if not (dataset / "files").is_dir():
@@ -171,7 +179,7 @@ def audit(
     if fail_on not in FAIL_ON:
         _fail(f"unknown --fail-on {fail_on!r}: use money, rules or any")
     try:
-        by_severity = _run_audit(dataset, rake_schedule, workers, scheduler)
+        by_severity = _run_audit(dataset, rake_schedule, workers, scheduler, equity)
     except OSError as error:  # a full disk, say: the previous audit outputs stay
         _fail(f"cannot write the audit to {dataset}: {error.strerror or error}")
     threshold = "any" if fail_on_findings else fail_on
@@ -185,7 +193,11 @@ def audit_stage(context: RunContext) -> None:
 
 
 def _run_audit(
-    dataset: Path, rake_schedule: str, workers: int | None = None, scheduler: str | None = None
+    dataset: Path,
+    rake_schedule: str,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    equity: bool = True,
 ) -> dict[str, int]:
     from pipeline.audit import run_audit
     from pipeline.executor import make_executor
@@ -198,7 +210,7 @@ def _run_audit(
         _fail(str(error))
     with make_executor(scheduler, workers) as executor:
         # Absolute: the tasks may run in another working directory (a Dask worker).
-        summary = run_audit(dataset.absolute(), rake_schedule, executor=executor)
+        summary = run_audit(dataset.absolute(), rake_schedule, executor=executor, equity=equity)
     from pipeline.audit import SEVERITY, SEVERITIES
     from pipeline.report import format_money
 

@@ -111,3 +111,21 @@ def test_stats_views(dataset: Path) -> None:
     assert frame["allin_spots"].sum() == connection.sql(
         "select count(*) from (select distinct site, hand_id, player from allin_equity)"
     ).fetchall()[0][0]
+
+
+def test_audit_without_equity_writes_no_spots(dataset: Path, tmp_path: Path) -> None:
+    """`hilo audit --no-equity` audits the same pots and leaves allin_equity empty."""
+    import shutil
+
+    from tests.conftest import run_hilo
+
+    copy = tmp_path / "dataset"
+    shutil.copytree(dataset, copy)
+    result = run_hilo(["audit", str(copy), "--no-equity", "--rake-schedule", "generated", "-w", "1"])
+    assert result.returncode in (0, 1), result.stderr
+    assert read_table(copy, "allin_equity").num_rows == 0
+    payouts = sorted(path.name for path in (copy / "audit" / "payouts").rglob("*.parquet"))
+    assert payouts and payouts == sorted(
+        path.name for path in (dataset / "audit" / "payouts").rglob("*.parquet")
+    )
+    assert read_table(dataset, "allin_equity").num_rows > 0
