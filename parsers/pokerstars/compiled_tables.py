@@ -13,7 +13,6 @@ from parsers.pokerstars.forms import GAME, SITE, TABLE
 from parsers.pokerstars.tables import StoredTables
 from pipeline.schema import ACTIONS, COLLECTIONS, NOTES, REJECTS, SEATS, SHOWDOWNS
 
-
 KIND_NAMES = pa.array(
     [compiled.KIND_OF_VERB.get(code, "") for code in range(len(compiled.VERBS))]
     + ["uncalled_return"]
@@ -191,7 +190,7 @@ def compiled_tables(
         seat_hand,
         read.number[seat_rows],
         sitting_out,
-        hands["button_seat"].to_numpy()[hand_row[seat_hand]] if len(seat_rows) else np.zeros(0),
+        hands["button_seat"].to_numpy()[hand_row[seat_hand]],
     )
     seats = _arrow_table(
         SEATS,
