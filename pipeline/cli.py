@@ -57,6 +57,15 @@ RakeSchedule = Annotated[
 ]
 # The severities each --fail-on threshold exits on ("info", such as unevaluable pots, never).
 FAIL_ON = {"money": ("money",), "rules": ("money", "rules"), "any": ("money", "rules", "wording")}
+AliasesOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--aliases",
+        envvar="HILO_ALIASES",
+        help='Merge accounts into persons: a TOML file of person = ["site:name", ...].',
+        show_default=False,
+    ),
+]
 BlockMegabytes = Annotated[
     int | None,
     typer.Option("--block-mb", min=1, hidden=True, help="Bytes parsed at a time, in MiB."),
@@ -480,6 +489,7 @@ def stats(
     counts: Annotated[
         bool, typer.Option("--counts", help="Add every numerator and denominator.")
     ] = False,
+    aliases: AliasesOption = None,
 ) -> None:
     """Player statistics (docs/stats.md): one row per player and currency, most hands first.
 
@@ -505,8 +515,9 @@ def stats(
             by=by,
             min_hands=min_hands,
             counts=counts,
+            aliases=aliases,
         )
-    except ValueError as error:
+    except (ValueError, OSError) as error:
         _fail(str(error))
     _write_frame(frame, output_format, out, table_columns=not counts)
 

@@ -44,6 +44,8 @@ from typing import IO, TYPE_CHECKING, Any, cast
 import numpy as np
 import polars as pl
 
+from pipeline.identity import ANONYMOUS_SITES
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -96,6 +98,7 @@ HILO_OUTCOMES = (
 )
 CURVE_COLOURS = {"all": "#2e7d32", "showdown": "#1f5fbf", "non_showdown": "#c62828"}
 CURVE_LABELS = {"all": "all hands", "showdown": "showdown", "non_showdown": "non-showdown"}
+
 HAND_KEY = ["site", "hand_id"]
 _CURRENCY_CODE = re.compile(r"^[A-Z]{3,6}$")
 _SVG_HEAD = re.compile(r"^.*?(<svg\b)", re.DOTALL)
@@ -494,9 +497,12 @@ def build_report(
 
     audit = _audit_section(root, hands, max_findings)
 
+    # Anonymous tables (position labels for names) have no players to report on; their hands
+    # still count in the overview, site and stakes tables.
     seats = (
         _scan(root, "seats", ["site", "hand_id", "player", "position", "sitting_out"])
         .filter(~pl.col("sitting_out").fill_null(False) & pl.col("player").is_not_null())
+        .filter(~pl.col("site").is_in(list(ANONYMOUS_SITES)))
         .join(hands.lazy().select(HAND_KEY), on=HAND_KEY, how="semi")
         .collect()
     )
@@ -510,12 +516,14 @@ def build_report(
         chosen = counts.head(max(0, top))["player"].to_list()
         missing = []
 
+    chosen_seats = seats.filter(pl.col("player").is_in(chosen))
+    # A section is one name over every site it played on (docs/stats.md: aliases).
+    accounts = {
+        f"{site}:{name}": name
+        for site, name in chosen_seats.select("site", "player").unique().iter_rows()
+    }
     stats_frame, stats_note = _player_stats(
-        root,
-        chosen,
-        first,
-        last,
-        seats.filter(pl.col("player").is_in(chosen)).select(HAND_KEY).unique(),
+        root, chosen, first, last, chosen_seats.select(HAND_KEY).unique(), accounts
     )
     sections = _player_sections(
         root, hands, seats, chosen, audit is not None, stats_frame, max_points
@@ -952,13 +960,16 @@ def _player_stats(
     first: dt.date | None,
     last: dt.date | None,
     hand_keys: pl.DataFrame | None = None,
+    accounts: dict[str, str] | None = None,
 ) -> tuple[pl.DataFrame | None, str | None]:
     """`pipeline.stats.compute_stats` for ``players``, in memory (the dataset is not written).
 
     A player's statistics depend only on the hands they were dealt into, so when
     ``hand_keys`` (site, hand_id of those hands) is given the models run over views narrowed
     to them (`narrowed_database`): the same numbers for a fraction of the work on a large
-    dataset. If narrowing is not possible, the whole dataset is used.
+    dataset. If narrowing is not possible, the whole dataset is used. ``accounts`` are the
+    aliases (``{"site:name": name}``) that make one row of a name over all its sites, as the
+    report's sections are.
     """
     if not players:
         return None, None
@@ -980,7 +991,12 @@ def _player_stats(
             connection = open_database(root, persistent=False)
         try:
             frame = compute_stats(
-                root, players=players, since=first, until=last, connection=connection
+                root,
+                players=players,
+                since=first,
+                until=last,
+                connection=connection,
+                aliases=accounts,
             )
         finally:
             connection.close()

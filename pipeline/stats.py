@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from pipeline.identity import Aliases, alias_lists, load_aliases
+
 if TYPE_CHECKING:
     import duckdb
     import polars as pl
@@ -552,6 +554,7 @@ def compute_stats(
     min_hands: int | None = None,
     *,
     counts: bool = False,
+    aliases: Aliases | str | os.PathLike[str] | None = None,
     connection: duckdb.DuckDBPyConnection | None = None,
 ) -> pl.DataFrame:
     """Player statistics over the dataset at ``dataset`` (docs/stats.md defines every column).
@@ -561,7 +564,8 @@ def compute_stats(
     dataset:
         The dataset folder (its ``hilo.duckdb`` is refreshed, see `open_database`).
     players:
-        Exact player names (one name or several); None for everyone.
+        Players (one or several): a screen name (on any site), ``site:name`` (one account)
+        or a person of ``aliases``; None for everyone.
     site, limit, stakes:
         Keep hands of one site, limit (``FL``, ``PL``, ``NL``) or stakes (``"0.01/0.02"``:
         blinds, or small/big bet in fixed limit, in currency units).
@@ -575,6 +579,9 @@ def compute_stats(
     counts:
         Also return every numerator and denominator (``vpip_hands``, ``pfr_chances``, …, and
         money in minor units ``net_won_minor``, ``rake_paid_minor``).
+    aliases:
+        Accounts to merge into persons: ``{"site:name": person}`` or the path of an aliases
+        TOML file (`pipeline.identity`). Without, a player is one (site, screen name).
     connection:
         A connection from `open_database` to reuse; by default one is opened and closed.
 
@@ -597,6 +604,9 @@ def compute_stats(
     if min_hands is not None and min_hands < 0:
         raise ValueError("min_hands must be >= 0")
     stakes_small, stakes_big = parse_stakes(stakes) if stakes is not None else (None, None)
+    if isinstance(aliases, (str, os.PathLike)):
+        aliases = load_aliases(aliases)
+    alias_accounts, alias_persons = alias_lists(aliases)
     parameters = {
         "players": names,
         "site": site,
@@ -607,6 +617,8 @@ def compute_stats(
         "until": _as_date(until, "until"),
         "by": by,
         "min_hands": min_hands,
+        "alias_accounts": alias_accounts,
+        "alias_persons": alias_persons,
     }
     query = """
         select * from rpt_player_stats(
@@ -618,7 +630,9 @@ def compute_stats(
             filter_since := cast($since as date),
             filter_until := cast($until as date),
             group_dimension := cast($by as varchar),
-            minimum_hands := cast($min_hands as bigint)
+            minimum_hands := cast($min_hands as bigint),
+            alias_accounts := cast($alias_accounts as varchar[]),
+            alias_persons := cast($alias_persons as varchar[])
         )
     """
     own = connection is None
