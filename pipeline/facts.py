@@ -262,13 +262,21 @@ def compute_fact_part(root: str, task: FactTask) -> tuple[FactPart, str]:
             connection.execute(_model_statement(stem, models[stem]))
         body = models[task.model].strip().rstrip(";")
         connection.execute(f"create view {task.model} as\n{body}")
-        columns = {row[0] for row in connection.execute(f"describe {task.model}").fetchall()}
+        described = connection.execute(f"describe {task.model}").fetchall()
+        columns = {row[0] for row in described}
+        # Parquet has no 128-bit integer (DuckDB would write a double): sums of int64 amounts
+        # are stored as int64, a cast that fails loudly rather than rounds if one overflowed.
+        selected = ", ".join(
+            f'cast("{name}" as bigint) as "{name}"' if kind in ("HUGEINT", "UHUGEINT")
+            else f'"{name}"'
+            for name, kind, *_ in described
+        )
         order = [c for c in ("account", "player", "site", "hand_id") if c in columns]
         ordering = f" order by {', '.join(order)} nulls last" if order else ""
         temporary = new_temporary_path((base / task.output).parent)
-        # The path is a temporary name hilo made (hex), never a user's text.
+        # Column names come from hilo's models; the path is a temporary name hilo made (hex).
         connection.execute(
-            f"copy (select * from {task.model}{ordering}) to '{temporary}'"
+            f"copy (select {selected} from {task.model}{ordering}) to '{temporary}'"
             f" (format parquet, compression zstd, row_group_size {ROW_GROUP_ROWS})"
         )
         fsync_file(temporary)

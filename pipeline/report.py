@@ -962,44 +962,24 @@ def _player_stats(
     hand_keys: pl.DataFrame | None = None,
     accounts: dict[str, str] | None = None,
 ) -> tuple[pl.DataFrame | None, str | None]:
-    """`pipeline.stats.compute_stats` for ``players``, in memory (the dataset is not written).
+    """`pipeline.stats.compute_stats` for ``players``.
 
-    A player's statistics depend only on the hands they were dealt into, so when
-    ``hand_keys`` (site, hand_id of those hands) is given the models run over views narrowed
-    to them (`narrowed_database`): the same numbers for a fraction of the work on a large
-    dataset. If narrowing is not possible, the whole dataset is used. ``accounts`` are the
-    aliases (``{"site:name": name}``) that make one row of a name over all its sites, as the
+    The stored facts (`pipeline.facts`) are refreshed and read only where the players'
+    accounts are; ``hand_keys`` is no longer needed. ``accounts`` are the aliases (``{"site:name": name}``) that make one row of a name over all its sites, as the
     report's sections are.
     """
     if not players:
         return None, None
     try:
-        from pipeline.stats import compute_stats, open_database
+        from pipeline.stats import compute_stats
     except ImportError:
         return None, (
             "pipeline.stats is not available: the statistics table shows the few "
             "numbers computed here from the tables"
         )
+    del hand_keys  # the stored facts are read pruned to the players' accounts instead
     try:
-        connection = None
-        if hand_keys is not None:
-            try:
-                connection = narrowed_database(root, hand_keys)
-            except Exception:  # noqa: BLE001 - the models changed shape: use the whole dataset
-                connection = None
-        if connection is None:
-            connection = open_database(root, persistent=False)
-        try:
-            frame = compute_stats(
-                root,
-                players=players,
-                since=first,
-                until=last,
-                connection=connection,
-                aliases=accounts,
-            )
-        finally:
-            connection.close()
+        frame = compute_stats(root, players=players, since=first, until=last, aliases=accounts)
     except Exception as error:  # noqa: BLE001 - the rest of the report is still worth having
         return None, (
             f"the statistics could not be computed ({type(error).__name__}: {error}); "
@@ -1035,7 +1015,7 @@ def narrowed_database(root: Path, hand_keys: pl.DataFrame) -> Any:
             )
             connection.execute(f"drop view {view}")
             connection.execute(f"create view {view} as select * from _report_{view}")
-        load_models(connection)
+        load_models(connection, views, facts=None)
         connection.execute("commit")
     except BaseException:
         connection.close()
