@@ -6,7 +6,7 @@
       .hilo.lock                                           one refresh at a time
       facts.parquet                                        the facts manifest (the commit point)
       fct_hand_players/site=S/month=M/part-<id>-<fp>.parquet
-                                                           the facts of hands/site=S/month=M/part-<id>
+                                                the facts of hands/site=S/month=M/part-<id>
 
 A ``fct_`` model's rows for a hand depend only on that hand's rows (hands, seats, actions,
 collections: all in parts of one relative path) and on the audit's outputs for it, so each hands
@@ -33,6 +33,7 @@ that read it; after a new audit, every part of the sites it rewrote.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import os
@@ -172,18 +173,80 @@ def _file_key(root: Path, relative: str) -> str:
     return f"{relative}\t{stat.st_size}\t{stat.st_mtime_ns}"
 
 
+@dataclass(frozen=True)
+class AuditFiles:
+    """One audit output's files of one site, and which of them cover each hands part.
+
+    ``by_part`` is None when some file does not say which parts it covers (written before
+    that was recorded, or a unit that left repeated hands out): every part then reads all.
+    """
+
+    files: tuple[str, ...]
+    by_part: Mapping[str, tuple[str, ...]] | None
+
+
+def audit_files(root: Path, folder: str) -> dict[str, AuditFiles]:
+    """The files of ``DATASET/audit/<folder>`` per site, with the parts each covers (read from
+    their Parquet metadata, `pipeline.audit.HAND_PARTS_KEY`)."""
+    import json
+
+    from pipeline.audit import HAND_PARTS_KEY
+
+    per_site: dict[str, list[str]] = {}
+    for path in sorted((root / "audit" / folder).glob("site=*/part-*.parquet")):
+        site = path.parent.name.removeprefix("site=")
+        per_site.setdefault(site, []).append(path.relative_to(root).as_posix())
+    result: dict[str, AuditFiles] = {}
+    for site, files in per_site.items():
+        by_part: dict[str, list[str]] | None = {}
+        for relative in files:
+            metadata = pq.read_schema(root / relative).metadata or {}
+            covered = json.loads(metadata[HAND_PARTS_KEY]) if HAND_PARTS_KEY in metadata else None
+            if covered is None or by_part is None:
+                by_part = None
+                continue
+            for part in covered:
+                by_part.setdefault(part, []).append(relative)
+        result[site] = AuditFiles(
+            tuple(files),
+            None if by_part is None else {part: tuple(v) for part, v in by_part.items()},
+        )
+    return result
+
+
+def _audit_files(
+    per_site: Mapping[str, AuditFiles], site: str, hand_part: str, hand_parts: set[str]
+) -> tuple[str, ...]:
+    """The audit files that can hold payouts of ``hand_part``'s hands.
+
+    A part no file covers was ingested after the audit (none), unless some file covers a part
+    that is gone (compacted after the audit): then the part's hands may be in any file.
+    """
+    found = per_site.get(site)
+    if found is None:
+        return ()
+    if found.by_part is None:
+        return found.files
+    if hand_part in found.by_part:
+        return found.by_part[hand_part]
+    if any(part not in hand_parts for part in found.by_part):
+        return found.files
+    return ()
+
+
 def plan_facts(
-    root: Path, parts: Mapping[str, list[str]], audit: Mapping[str, Mapping[str, list[str]]]
+    root: Path, parts: Mapping[str, list[str]], audit: Mapping[str, Mapping[str, AuditFiles]]
 ) -> list[FactTask]:
     """Every fact part the dataset should have now (computed or not).
 
     ``parts`` maps a dataset table to its committed parts (relative paths); ``audit`` maps an
-    audit view (``audit_payouts``, …) to its files per site (relative paths).
+    audit view (``audit_payouts``, …) to its files per site (`audit_files`).
     """
     from pipeline.stats import CHUNKED_TABLES, MATERIALISED, model_files
 
     models = dict(model_files())
     committed = {table: set(paths) for table, paths in parts.items()}
+    hand_parts = committed.get("hands", set())
     tasks: list[FactTask] = []
     for stem in models:
         if not stem.startswith(MATERIALISED):
@@ -203,7 +266,8 @@ def plan_facts(
                     inputs.append((table, (candidate,)))
             for view in sorted(audit):
                 if view in sources:
-                    inputs.append((view, tuple(audit[view].get(site, []))))
+                    files = _audit_files(audit[view], site, hand_part, hand_parts)
+                    inputs.append((view, files))
             digest = hashlib.sha256(model_digest.encode())
             for _, files in inputs:
                 for relative in files:
@@ -432,13 +496,7 @@ def refresh_facts(
             for table, paths in absolute.items()
             if table != "files"
         }
-        audit: dict[str, dict[str, list[str]]] = {}
-        for view, name in AUDIT_TABLES.items():
-            per_site: dict[str, list[str]] = {}
-            for path in sorted((base / "audit" / name).glob("site=*/part-*.parquet")):
-                site = path.parent.name.removeprefix("site=")
-                per_site.setdefault(site, []).append(path.relative_to(base).as_posix())
-            audit[view] = per_site
+        audit = {view: audit_files(base, name) for view, name in AUDIT_TABLES.items()}
         tasks = plan_facts(base, parts, audit)
         committed = {
             (part.model, part.hand_part, part.fingerprint): part
@@ -463,8 +521,9 @@ def refresh_facts(
             )
             if inline:
                 threads = default_workers()
+                memory = _driver_memory()
                 todo = [
-                    FactTask(**{**task.__dict__, "threads": threads, "memory_limit": _driver_memory()})
+                    dataclasses.replace(task, threads=threads, memory_limit=memory)
                     for task in todo
                 ]
             own = None

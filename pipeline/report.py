@@ -965,8 +965,9 @@ def _player_stats(
     """`pipeline.stats.compute_stats` for ``players``.
 
     The stored facts (`pipeline.facts`) are refreshed and read only where the players'
-    accounts are; ``hand_keys`` is no longer needed. ``accounts`` are the aliases (``{"site:name": name}``) that make one row of a name over all its sites, as the
-    report's sections are.
+    accounts are; ``hand_keys`` is no longer needed. ``accounts`` are the aliases
+    (``{"site:name": name}``) that make one row of a name over all its sites, as the report's
+    sections are.
     """
     if not players:
         return None, None

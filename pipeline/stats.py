@@ -751,7 +751,7 @@ def _pruned_database(
     facts = refresh_stored_facts(root, scheduler=scheduler, workers=workers)
     if facts is None:
         return open_database(root, persistent=False, stored_facts=False)
-    if facts.computed or facts.removed:
+    if facts.computed or facts.removed or not (root / DATABASE_NAME).exists():
         _update_database_views(root, facts)
     small, big = (Decimal(value) if value is not None else None for value in stakes)
 
@@ -806,12 +806,10 @@ def _accounts_meant(players: list[str] | None, aliases: Aliases | None) -> list[
 
 
 def _update_database_views(root: Path, facts: RefreshSummary) -> None:
-    """Point ``DATASET/hilo.duckdb``'s views at the new fact parts (best effort: a locked or
-    unwritable file is left as it is, and repaired by the next ``hilo query``)."""
+    """Create ``DATASET/hilo.duckdb`` or point its views at the new fact parts (best effort: a
+    locked or unwritable file is left as it is, and repaired by the next ``hilo query``)."""
     import duckdb
 
-    if not (root / DATABASE_NAME).exists():
-        return
     try:
         open_database(root, facts=facts).close()
     except (duckdb.Error, OSError):
