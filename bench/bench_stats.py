@@ -1,22 +1,23 @@
-"""Player statistics over a dataset of ≥ 1,000,000 hands: `pipeline.stats.compute_stats` time.
+"""Player statistics as a user runs them: ``hilo stats`` and ``hilo report`` in fresh processes.
 
 The dataset is synthesised straight as Parquet (text generation and ingest would dominate): a
 seed of real-shaped hands — from the hand generator (`pipeline.generate`) when it is there,
 else the corpus's PokerStars hands — is parsed once, audited once, and its tables (hands, seats,
 actions, collections, audit payouts) are replicated with fresh hand ids and rotated player
-names until there are enough hands (about 6 seats and 12 actions a hand). Parts are written in
-the dataset layout and committed through a manifest, so the views read exactly what an ingest
-would have written.
+names until there are enough hands, one part (and one audit file, recording the part it covers)
+per seed copy of 20,000 hands. Parts are committed through a manifest, so the views read exactly
+what an ingest would have written.
 
-Reported: the cold build (open ``hilo.duckdb``, create the views, compute the
-``fct_hand_players`` table chunk by chunk), the warm reopen (nothing changed: nothing rebuilt),
-the full statistics query (every player, all stats) on the built table, filtered and grouped
-queries, CPU and the process's peak memory. DuckDB runs with ``memory_limit``
-(``HILO_BENCH_MEMORY``, default ``4GB``) and a spill folder next to the dataset. Goal: ≤ 10 s
-on 2 cores.
+Reported, each in a fresh ``python -m pipeline.cli`` process with the peak PSS of its process
+tree and the load average when it started: the first ``hilo stats`` (computes every part's
+facts), a second one (nothing changed), then after committing 10,000 more hands (one part, not
+audited): ``hilo stats`` for all players, ``hilo stats --player NAME`` (twice) and ``hilo report
+--player NAME``; then the sizes of ``hilo.duckdb``, the dataset's Parquet and the stored facts.
+``HILO_BENCH_BASELINE=/path/to/checkout`` runs the same steps with that code on a copy of the
+same dataset (the named baseline, e.g. a worktree of main).
 
-Run with ``python -m bench stats``; ``HILO_BENCH_STATS_HANDS`` changes the number of hands,
-``HILO_BENCH_KEEP=1`` keeps the dataset (printed) for a second look.
+Run with ``python -m bench stats``; ``HILO_BENCH_STATS_HANDS`` changes the number of hands
+(default 1,000,000), ``HILO_BENCH_KEEP=1`` keeps the dataset (printed) for a second look.
 """
 
 from __future__ import annotations

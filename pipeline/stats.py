@@ -6,13 +6,13 @@ a parameter); the audit's outputs, when present, become ``audit_payouts`` and
 ``audit_discrepancies``. Then every ``sql/*.sql`` file is loaded in layer order (``stg_``,
 ``int_``, ``fct_``, ``rpt_``, ``agg_``; within a layer, after the models it reads): a model file
 holds one ``select`` and becomes ``create or replace view <stem> as …``, except the ``fct_``
-models, which are materialised as tables (computed a chunk of ingest parts at a time, so memory
-stays bounded), and the ``rpt_`` files, which hold a whole ``create or replace macro <stem>(…) as
-table …`` (a model with parameters).
+models, which are computed per ingest part and stored as Parquet (`pipeline.facts`) and become
+views over those parts, and the ``rpt_`` files, which hold a whole ``create or replace macro
+<stem>(…) as table …`` (a model with parameters).
 
-Everything lives in ``DATASET/hilo.duckdb``, so ``duckdb DATASET/hilo.duckdb`` opens it all. The
-views are recreated on every `open_database`; the ``fct_`` tables are rebuilt only when an input
-file or a model changed (a fingerprint in ``hilo_state``). DuckDB resolves a view's relative
+Everything lives in ``DATASET/hilo.duckdb`` as views, so ``duckdb DATASET/hilo.duckdb`` opens it
+all; the views are recreated on every `open_database`, after the stored facts were brought up to
+date (only the parts whose inputs or models changed are computed). DuckDB resolves a view's relative
 paths against the working directory of whoever opens the database, never against the database
 file, so the Parquet paths are absolute (moving the dataset only needs one ``hilo stats`` or
 ``hilo query`` to repair them).
@@ -24,7 +24,6 @@ User values (player names, site, stakes, dates, …) reach SQL only as prepared 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import os
 import re
 import sys
@@ -72,15 +71,13 @@ SOURCE_TABLES = (
     "hands", "seats", "actions", "collections", "showdowns", "notes", "rejects", "files"
 )
 AUDIT_TABLES = {"audit_payouts": "payouts", "audit_discrepancies": "discrepancies"}
-# Tables whose parts share their id with the hands they hold (see `Sources.chunks`).
+# Tables whose parts share their relative path with the hands they hold (pipeline.facts).
 CHUNKED_TABLES = ("hands", "seats", "actions", "collections", "showdowns")
-# Models stored as tables: the per hand and player facts, the one expensive model.
+# Models computed per part and stored as Parquet (pipeline.facts): the per hand and player facts.
 MATERIALISED = "fct_"
-CHUNK_HANDS = int(os.environ.get("HILO_STATS_CHUNK_HANDS", "250000"))
 # DuckDB's own share of a 1 GiB process (Python, Arrow and polars take the rest); beyond it
 # large sorts and joins spill to the temporary folder. ``$HILO_DUCKDB_MEMORY`` overrides it.
 DEFAULT_MEMORY_LIMIT = "640MiB"
-FINGERPRINT_VERSION = "hilo-stats-1"
 # The columns `compute_stats` returns unless ``counts=True`` (which adds every numerator and
 # denominator); ``group_value`` is renamed after the ``by`` dimension.
 STAT_COLUMNS = (
@@ -301,42 +298,6 @@ class Sources:
             else:
                 _empty_view(connection, view, self.schemas[view])
 
-    def chunks(self, hands_per_chunk: int) -> list[set[str]]:
-        """Part file names grouped into chunks of about ``hands_per_chunk`` hands."""
-        import pyarrow.parquet as pq
-
-        # One part id has a file in every (site, month) folder its batch touched: count them
-        # together, so that a chunk boundary never splits them.
-        rows_of: dict[str, int] = {}
-        for path in self.paths["hands"]:
-            name = Path(path).name
-            rows_of[name] = rows_of.get(name, 0) + pq.read_metadata(path).num_rows
-        sizes = sorted(rows_of.items())
-        chunks: list[set[str]] = []
-        current: set[str] = set()
-        rows = 0
-        for name, count in sizes:
-            if current and rows + count > hands_per_chunk:
-                chunks.append(current)
-                current, rows = set(), 0
-            current.add(name)
-            rows += count
-        if current:
-            chunks.append(current)
-        return chunks
-
-    def fingerprint(self) -> str:
-        """A digest of every input file (path, size, modification time) and every model's SQL:
-        equal digests, equal results."""
-        digest = hashlib.sha256(FINGERPRINT_VERSION.encode())
-        for view in sorted(self.paths):
-            for path in self.paths[view]:
-                stat = os.stat(path)
-                digest.update(f"{view}\t{path}\t{stat.st_size}\t{stat.st_mtime_ns}\n".encode())
-        for stem, text in model_files():
-            digest.update(f"{stem}\n{text}\n".encode())
-        return digest.hexdigest()
-
 
 def _manifest_parts(dataset: Path) -> dict[str, list[str]]:
     """Committed part files per table, absolute paths, in name order."""
@@ -542,17 +503,6 @@ def fact_paths(
         model: [str(base / part.path) for part in parts if keep is None or keep(part)]
         for model, parts in facts.parts.items()
     }
-
-
-def _has_tables(connection: duckdb.DuckDBPyConnection) -> bool:
-    wanted = {stem for stem, _ in model_files() if stem.startswith(MATERIALISED)}
-    present = {
-        row[0]
-        for row in connection.execute(
-            "select table_name from duckdb_tables() where schema_name = 'main'"
-        ).fetchall()
-    }
-    return wanted <= present
 
 
 # -- the statistics ------------------------------------------------------------------------------
