@@ -38,13 +38,17 @@ import datetime as dt
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, Future, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    import duckdb
 
 __all__ = [
     "FACTS_DIRECTORY",
@@ -68,6 +72,8 @@ TASK_MEMORY = os.environ.get("HILO_FACTS_MEMORY", "512MiB")
 ROW_GROUP_ROWS = 16_384
 # Fewer hands than this to compute: run in this process (starting workers costs more).
 INLINE_HANDS = int(os.environ.get("HILO_FACTS_INLINE_HANDS", "60000"))
+# Small parts are computed several to a task, up to this many hands.
+BATCH_HANDS = 20_000
 # Commit the manifest at least this often while tasks complete (a kill loses at most that).
 COMMIT_SECONDS = 5.0
 
@@ -296,72 +302,100 @@ def plan_facts(
 def compute_fact_part(root: str, task: FactTask) -> tuple[FactPart, str]:
     """Compute ``task`` into a temporary file next to its output; return its row and the
     temporary file (relative). Runs in a worker: takes paths, returns names, never data."""
-    from pipeline.dataset import fsync_file, new_temporary_path
-    from pipeline.stats import AUDIT_TABLES, Sources, connect, model_files, source_schemas
+    return compute_fact_parts(root, [task])[0]
+
+
+def compute_fact_parts(root: str, tasks: Sequence[FactTask]) -> list[tuple[FactPart, str]]:
+    """`compute_fact_part` for several small tasks on one DuckDB connection (its set-up, about
+    0.3 s, would otherwise dominate parts of a few hundred hands). The settings of the first
+    task apply to all."""
+    from pipeline.stats import connect, model_files, source_schemas
 
     base = Path(root)
     models = dict(model_files())
-    needed, _ = model_dependencies(task.model, models)
     schemas = source_schemas()
+    connection = connect(
+        ":memory:", memory_limit=tasks[0].memory_limit, threads=tasks[0].threads
+    )
+    results = []
+    created: set[str] = set()
+    try:
+        for task in tasks:
+            results.append(_compute(connection, base, task, models, schemas, created))
+    finally:
+        connection.close()
+    return results
+
+
+def _compute(
+    connection: duckdb.DuckDBPyConnection,
+    base: Path,
+    task: FactTask,
+    models: Mapping[str, str],
+    schemas: Mapping[str, pa.Schema],
+    created: set[str],
+) -> tuple[FactPart, str]:
+    from pipeline.dataset import fsync_file, new_temporary_path
+    from pipeline.stats import AUDIT_TABLES, Sources, _model_statement
+
+    needed, _ = model_dependencies(task.model, models)
     given = dict(task.inputs)
     paths = {
         view: [str(base / relative) for relative in given.get(view, ())] for view in schemas
     }
-    connection = connect(":memory:", memory_limit=task.memory_limit, threads=task.threads)
-    try:
-        audit = {view: paths.pop(view) for view in AUDIT_TABLES if paths.get(view)}
-        Sources(base, paths, schemas).point(connection, None)
-        for view, files in audit.items():
-            # The site's audit outputs, narrowed to this part's hands (view names are hilo's).
-            relation = connection.sql(
-                "select audited.* from read_parquet(?, hive_partitioning = true) as audited"
-                " semi join hands on audited.site = hands.site"
-                " and audited.hand_id = hands.hand_id",
-                params=[files],
-            )
-            relation.create_view(view, replace=True)
-        for stem in needed[:-1]:
-            from pipeline.stats import _model_statement
-
+    audit = {view: paths.pop(view) for view in AUDIT_TABLES if paths.get(view)}
+    Sources(base, paths, dict(schemas)).point(connection, None)
+    for view, files in audit.items():
+        # The part's audit outputs, narrowed to its hands (view names are hilo's).
+        relation = connection.sql(
+            "select audited.* from read_parquet(?, hive_partitioning = true) as audited"
+            " semi join hands on audited.site = hands.site"
+            " and audited.hand_id = hands.hand_id",
+            params=[files],
+        )
+        relation.create_view(view, replace=True)
+    for stem in needed[:-1]:
+        if stem not in created:  # views bind by name: they follow the re-pointed sources
             connection.execute(_model_statement(stem, models[stem]))
+            created.add(stem)
+    if task.model not in created:
         body = models[task.model].strip().rstrip(";")
         connection.execute(f"create view {task.model} as\n{body}")
-        described = connection.execute(f"describe {task.model}").fetchall()
-        columns = {row[0] for row in described}
-        # Parquet has no 128-bit integer (DuckDB would write a double): sums of int64 amounts
-        # are stored as int64, a cast that fails loudly rather than rounds if one overflowed.
-        selected = ", ".join(
-            f'cast("{name}" as bigint) as "{name}"' if kind in ("HUGEINT", "UHUGEINT")
-            else f'"{name}"'
-            for name, kind, *_ in described
+        created.add(task.model)
+    described = connection.execute(f"describe {task.model}").fetchall()
+    columns = {row[0] for row in described}
+    # Parquet has no 128-bit integer (DuckDB would write a double): sums of int64 amounts
+    # are stored as int64, a cast that fails loudly rather than rounds if one overflowed.
+    selected = ", ".join(
+        f'cast("{name}" as bigint) as "{name}"' if kind in ("HUGEINT", "UHUGEINT")
+        else f'"{name}"'
+        for name, kind, *_ in described
+    )
+    order = [c for c in ("account", "player", "site", "hand_id") if c in columns]
+    ordering = f" order by {', '.join(order)} nulls last" if order else ""
+    temporary = new_temporary_path((base / task.output).parent)
+    # Column names come from hilo's models; the path is a temporary name hilo made (hex).
+    connection.execute(
+        f"copy (select {selected} from {task.model}{ordering}) to '{temporary}'"
+        f" (format parquet, compression zstd, row_group_size {ROW_GROUP_ROWS})"
+    )
+    fsync_file(temporary)
+    first = last = None
+    stakes: tuple[tuple[str | None, int | None, int | None, int | None], ...] = ()
+    rows = connection.execute(
+        "select count(*) from read_parquet(?)", [str(temporary)]
+    ).fetchall()[0][0]
+    if {"started_on", "limit_type", "money_scale", "stakes_small_minor"} <= columns:
+        first, last = connection.execute(
+            "select min(started_on), max(started_on) from read_parquet(?)", [str(temporary)]
+        ).fetchall()[0]
+        stakes = tuple(
+            connection.execute(
+                "select distinct limit_type, money_scale, stakes_small_minor,"
+                " stakes_big_minor from read_parquet(?) order by all",
+                [str(temporary)],
+            ).fetchall()
         )
-        order = [c for c in ("account", "player", "site", "hand_id") if c in columns]
-        ordering = f" order by {', '.join(order)} nulls last" if order else ""
-        temporary = new_temporary_path((base / task.output).parent)
-        # Column names come from hilo's models; the path is a temporary name hilo made (hex).
-        connection.execute(
-            f"copy (select {selected} from {task.model}{ordering}) to '{temporary}'"
-            f" (format parquet, compression zstd, row_group_size {ROW_GROUP_ROWS})"
-        )
-        fsync_file(temporary)
-        first = last = None
-        stakes: tuple[tuple[str | None, int | None, int | None, int | None], ...] = ()
-        rows = connection.execute(
-            "select count(*) from read_parquet(?)", [str(temporary)]
-        ).fetchall()[0][0]
-        if {"started_on", "limit_type", "money_scale", "stakes_small_minor"} <= columns:
-            first, last = connection.execute(
-                "select min(started_on), max(started_on) from read_parquet(?)", [str(temporary)]
-            ).fetchall()[0]
-            stakes = tuple(
-                connection.execute(
-                    "select distinct limit_type, money_scale, stakes_small_minor,"
-                    " stakes_big_minor from read_parquet(?) order by all",
-                    [str(temporary)],
-                ).fetchall()
-            )
-    finally:
-        connection.close()
     part = FactPart(
         model=task.model,
         hand_part=task.hand_part,
@@ -569,13 +603,30 @@ def _driver_memory() -> str:
 def _run(
     root: Path, tasks: list[FactTask], executor: Executor | None
 ) -> Iterable[tuple[FactPart, str]]:
-    """Results in completion order: in this process, or one future per task."""
+    """Results in completion order: in this process, or one future per batch of tasks."""
     if executor is None:
-        for task in tasks:
-            yield compute_fact_part(str(root), task)
+        for batch in _batches(tasks, INLINE_HANDS):
+            yield from compute_fact_parts(str(root), batch)
         return
-    futures: list[Future[tuple[FactPart, str]]] = [
-        executor.submit(compute_fact_part, str(root), task) for task in tasks
+    futures: list[Future[list[tuple[FactPart, str]]]] = [
+        executor.submit(compute_fact_parts, str(root), batch)
+        for batch in _batches(tasks, BATCH_HANDS)
     ]
     for future in as_completed(futures):
-        yield future.result()
+        yield from future.result()
+
+
+def _batches(tasks: list[FactTask], hands: int) -> list[list[FactTask]]:
+    """Consecutive tasks grouped up to ``hands`` hands (a larger task alone)."""
+    batches: list[list[FactTask]] = []
+    current: list[FactTask] = []
+    total = 0
+    for task in tasks:
+        if current and total + task.hands > hands:
+            batches.append(current)
+            current, total = [], 0
+        current.append(task)
+        total += task.hands
+    if current:
+        batches.append(current)
+    return batches
