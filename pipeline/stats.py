@@ -481,14 +481,21 @@ def refresh_stored_facts(
     root: Path, *, scheduler: str | None = None, workers: int | None = None
 ) -> RefreshSummary | None:
     """`pipeline.facts.refresh_facts`, or None (with a note) when they cannot be stored."""
+    import duckdb
+
     from pipeline.facts import FACTS_DIRECTORY, refresh_facts
 
     try:
         return refresh_facts(root, scheduler=scheduler, workers=workers)
-    except OSError as error:
+    except (OSError, duckdb.IOException) as error:  # a full disk, a read-only dataset
+        if isinstance(error, OSError):
+            reason = error.strerror or str(error)
+        else:  # DuckDB's message ends with {"errno":"28", ...}: say it as the system does
+            code = re.search(r'"errno":\s*"(\d+)"', str(error))
+            reason = os.strerror(int(code.group(1))) if code else str(error)
         print(
             f"hilo: cannot store the statistics facts in {root / FACTS_DIRECTORY}"
-            f" ({error.strerror or error}); using memory",
+            f" ({reason}); using memory",
             file=sys.stderr,
         )
         return None
