@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import os
 from collections.abc import Callable
 from concurrent.futures import Executor, as_completed
@@ -1273,6 +1274,8 @@ class UnitSummary:
     money_affected: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
+# Parquet metadata of an audit output: JSON list of the hands parts it covers (or null).
+HAND_PARTS_KEY = b"hilo.hand_parts"
 UNIT_HANDS = 20_000  # hands per unit: bounds a task's memory (2 workers + driver < 1 GiB)
 BUTTON_MEMORY = "256MB"  # DuckDB's limit for the button check; beyond it, it spills to disk
 AUDIT_TABLES = ("payouts", "discrepancies", "allin_equity")
@@ -1403,7 +1406,12 @@ def _write_unit_output(
         final.unlink(missing_ok=True)
         return None
     temporary = new_temporary_path(directory)
-    write_parquet(frame.drop("site").to_arrow(), temporary)
+    # Which hands parts the file covers, for the statistics' facts (pipeline.facts), which read
+    # only a part's own audit files; a unit that left out repeated hands names none.
+    covered = None if unit.excluded else [f"hands/{part}" for part in unit.parts]
+    arrow = frame.drop("site").to_arrow()
+    arrow = arrow.replace_schema_metadata({HAND_PARTS_KEY: json.dumps(covered)})
+    write_parquet(arrow, temporary)
     os.replace(temporary, final)
     fsync_directory(directory)
     return final.relative_to(folder).as_posix()

@@ -57,6 +57,15 @@ RakeSchedule = Annotated[
 ]
 # The severities each --fail-on threshold exits on ("info", such as unevaluable pots, never).
 FAIL_ON = {"money": ("money",), "rules": ("money", "rules"), "any": ("money", "rules", "wording")}
+AliasesOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--aliases",
+        envvar="HILO_ALIASES",
+        help='Merge accounts into persons: a TOML file of person = ["site:name", ...].',
+        show_default=False,
+    ),
+]
 BlockMegabytes = Annotated[
     int | None,
     typer.Option("--block-mb", min=1, hidden=True, help="Bytes parsed at a time, in MiB."),
@@ -492,6 +501,9 @@ def stats(
     counts: Annotated[
         bool, typer.Option("--counts", help="Add every numerator and denominator.")
     ] = False,
+    aliases: AliasesOption = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
 ) -> None:
     """Player statistics (docs/stats.md): one row per player and currency, most hands first.
 
@@ -517,8 +529,11 @@ def stats(
             by=by,
             min_hands=min_hands,
             counts=counts,
+            aliases=aliases,
+            scheduler=scheduler,
+            workers=workers,
         )
-    except ValueError as error:
+    except (ValueError, OSError) as error:
         _fail(str(error))
     _write_frame(frame, output_format, out, table_columns=not counts)
 
@@ -558,6 +573,8 @@ def query(
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write to this file (parquet needs it).")
     ] = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
 ) -> None:
     """Run SQL on DATASET/hilo.duckdb (every table and model is a view there) and print it."""
     if output_format not in STATS_FORMATS:
@@ -570,7 +587,7 @@ def query(
 
     from pipeline.stats import open_database
 
-    connection = open_database(dataset)
+    connection = open_database(dataset, scheduler=scheduler, workers=workers)
     try:
         result = connection.sql(sql)
         if result is None:  # a statement with no result (create, set, ...)
@@ -587,8 +604,11 @@ def query(
 
 def stats_stage(context: RunContext) -> None:
     """Stage of ``run`` after the audit: refresh OUT/dataset/hilo.duckdb, show the top players."""
-    from pipeline.stats import DATABASE_NAME, compute_stats
+    from pipeline.stats import DATABASE_NAME, compute_stats, open_database
 
+    # Refresh the stored facts (on the run's engine) and DATASET/hilo.duckdb's views.
+    scheduler, workers = getattr(context, "scheduler", None), getattr(context, "workers", None)
+    open_database(context.dataset, scheduler=scheduler, workers=workers).close()
     frame = compute_stats(context.dataset).head(STAGE_TOP_PLAYERS)
     typer.echo(f"stats: top {frame.height} players by hands")
     _write_frame(frame, "table", None, table_columns=True)
@@ -690,10 +710,15 @@ def report(
     max_findings: Annotated[
         int, typer.Option("--max-findings", min=0, help="Rows of the findings table.")
     ] = 250,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
 ) -> None:
     """Write one self-contained HTML report: overview, audit findings, player results."""
     if not (dataset / "files").is_dir():
         _fail(f"not a hilo dataset (no files manifest): {dataset}")
+    from pipeline.stats import refresh_stored_facts
+
+    refresh_stored_facts(dataset, scheduler=scheduler, workers=workers)
     _write_report(dataset, out, player or None, since, until, top, max_findings)
 
 

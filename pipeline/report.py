@@ -44,6 +44,8 @@ from typing import IO, TYPE_CHECKING, Any, cast
 import numpy as np
 import polars as pl
 
+from pipeline.identity import ANONYMOUS_SITES
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -505,9 +507,12 @@ def build_report(
 
     audit = _audit_section(root, hands, max_findings)
 
+    # Anonymous tables (position labels for names) have no players to report on; their hands
+    # still count in the overview, site and stakes tables.
     seats = (
         _scan(root, "seats", ["site", "hand_id", "player", "position", "sitting_out"])
         .filter(~pl.col("sitting_out").fill_null(False) & pl.col("player").is_not_null())
+        .filter(~pl.col("site").is_in(list(ANONYMOUS_SITES)))
         .join(hands.lazy().select(HAND_KEY), on=HAND_KEY, how="semi")
         .collect()
     )
@@ -521,12 +526,14 @@ def build_report(
         chosen = counts.head(max(0, top))["player"].to_list()
         missing = []
 
+    chosen_seats = seats.filter(pl.col("player").is_in(chosen))
+    # A section is one name over every site it played on (docs/stats.md: aliases).
+    accounts = {
+        f"{site}:{name}": name
+        for site, name in chosen_seats.select("site", "player").unique().iter_rows()
+    }
     stats_frame, stats_note = _player_stats(
-        root,
-        chosen,
-        first,
-        last,
-        seats.filter(pl.col("player").is_in(chosen)).select(HAND_KEY).unique(),
+        root, chosen, first, last, chosen_seats.select(HAND_KEY).unique(), accounts
     )
     sections = _player_sections(
         root, hands, seats, chosen, audit is not None, stats_frame, max_points
@@ -963,38 +970,27 @@ def _player_stats(
     first: dt.date | None,
     last: dt.date | None,
     hand_keys: pl.DataFrame | None = None,
+    accounts: dict[str, str] | None = None,
 ) -> tuple[pl.DataFrame | None, str | None]:
-    """`pipeline.stats.compute_stats` for ``players``, in memory (the dataset is not written).
+    """`pipeline.stats.compute_stats` for ``players``.
 
-    A player's statistics depend only on the hands they were dealt into, so when
-    ``hand_keys`` (site, hand_id of those hands) is given the models run over views narrowed
-    to them (`narrowed_database`): the same numbers for a fraction of the work on a large
-    dataset. If narrowing is not possible, the whole dataset is used.
+    The stored facts (`pipeline.facts`) are refreshed and read only where the players'
+    accounts are; ``hand_keys`` is no longer needed. ``accounts`` are the aliases
+    (``{"site:name": name}``) that make one row of a name over all its sites, as the report's
+    sections are.
     """
     if not players:
         return None, None
     try:
-        from pipeline.stats import compute_stats, open_database
+        from pipeline.stats import compute_stats
     except ImportError:
         return None, (
             "pipeline.stats is not available: the statistics table shows the few "
             "numbers computed here from the tables"
         )
+    del hand_keys  # the stored facts are read pruned to the players' accounts instead
     try:
-        connection = None
-        if hand_keys is not None:
-            try:
-                connection = narrowed_database(root, hand_keys)
-            except Exception:  # noqa: BLE001 - the models changed shape: use the whole dataset
-                connection = None
-        if connection is None:
-            connection = open_database(root, persistent=False)
-        try:
-            frame = compute_stats(
-                root, players=players, since=first, until=last, connection=connection
-            )
-        finally:
-            connection.close()
+        frame = compute_stats(root, players=players, since=first, until=last, aliases=accounts)
     except Exception as error:  # noqa: BLE001 - the rest of the report is still worth having
         return None, (
             f"the statistics could not be computed ({type(error).__name__}: {error}); "
@@ -1030,7 +1026,7 @@ def narrowed_database(root: Path, hand_keys: pl.DataFrame) -> Any:
             )
             connection.execute(f"drop view {view}")
             connection.execute(f"create view {view} as select * from _report_{view}")
-        load_models(connection)
+        load_models(connection, views, facts=None)
         connection.execute("commit")
     except BaseException:
         connection.close()

@@ -6,13 +6,13 @@ a parameter); the audit's outputs, when present, become ``audit_payouts`` and
 ``audit_discrepancies``. Then every ``sql/*.sql`` file is loaded in layer order (``stg_``,
 ``int_``, ``fct_``, ``rpt_``, ``agg_``; within a layer, after the models it reads): a model file
 holds one ``select`` and becomes ``create or replace view <stem> as …``, except the ``fct_``
-models, which are materialised as tables (computed a chunk of ingest parts at a time, so memory
-stays bounded), and the ``rpt_`` files, which hold a whole ``create or replace macro <stem>(…) as
-table …`` (a model with parameters).
+models, which are computed per ingest part and stored as Parquet (`pipeline.facts`) and become
+views over those parts, and the ``rpt_`` files, which hold a whole ``create or replace macro
+<stem>(…) as table …`` (a model with parameters).
 
-Everything lives in ``DATASET/hilo.duckdb``, so ``duckdb DATASET/hilo.duckdb`` opens it all. The
-views are recreated on every `open_database`; the ``fct_`` tables are rebuilt only when an input
-file or a model changed (a fingerprint in ``hilo_state``). DuckDB resolves a view's relative
+Everything lives in ``DATASET/hilo.duckdb`` as views, so ``duckdb DATASET/hilo.duckdb`` opens it
+all; the views are recreated on every `open_database`, after the stored facts were brought up to
+date (only the parts whose inputs or models changed are computed). DuckDB resolves a view's relative
 paths against the working directory of whoever opens the database, never against the database
 file, so the Parquet paths are absolute (moving the dataset only needs one ``hilo stats`` or
 ``hilo query`` to repair them).
@@ -24,12 +24,11 @@ User values (player names, site, stakes, dates, …) reach SQL only as prepared 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import os
 import re
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from importlib import resources
@@ -38,9 +37,13 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from pipeline.identity import Aliases, alias_lists, load_aliases
+
 if TYPE_CHECKING:
     import duckdb
     import polars as pl
+
+    from pipeline.facts import FactPart, RefreshSummary
 
 __all__ = [
     "BY_DIMENSIONS",
@@ -72,15 +75,13 @@ AUDIT_TABLES = {
     "audit_discrepancies": "discrepancies",
     "allin_equity": "allin_equity",
 }
-# Tables whose parts share their id with the hands they hold (see `Sources.chunks`).
+# Tables whose parts share their relative path with the hands they hold (pipeline.facts).
 CHUNKED_TABLES = ("hands", "seats", "actions", "collections", "showdowns")
-# Models stored as tables: the per hand and player facts, the one expensive model.
+# Models computed per part and stored as Parquet (pipeline.facts): the per hand and player facts.
 MATERIALISED = "fct_"
-CHUNK_HANDS = int(os.environ.get("HILO_STATS_CHUNK_HANDS", "250000"))
 # DuckDB's own share of a 1 GiB process (Python, Arrow and polars take the rest); beyond it
 # large sorts and joins spill to the temporary folder. ``$HILO_DUCKDB_MEMORY`` overrides it.
 DEFAULT_MEMORY_LIMIT = "640MiB"
-FINGERPRINT_VERSION = "hilo-stats-1"
 # The columns `compute_stats` returns unless ``counts=True`` (which adds every numerator and
 # denominator); ``group_value`` is renamed after the ``by`` dimension.
 STAT_COLUMNS = (
@@ -190,43 +191,65 @@ def load_models(
     connection: duckdb.DuckDBPyConnection,
     sources: Sources,
     *,
+    facts: Mapping[str, Sequence[str]] | None = None,
     rebuild: bool = True,
     chunk_hands: int | None = None,
 ) -> list[str]:
     """Create every model of ``sql/`` on ``connection`` (after `register_sources`).
 
-    ``fct_`` models are materialised as tables, computed one chunk of ingest parts at a time
-    (see `_materialise`); with ``rebuild=False`` the tables already there are kept. Every other
-    model is a view (``create or replace view <stem> as …``), a ``rpt_`` one a table macro.
-    Returns the model names.
+    A ``fct_`` model is a view over its stored fact parts when ``facts`` names them
+    (``{model: absolute paths}``, from `pipeline.facts.refresh_facts`); with ``facts=None``
+    it is computed here, in one pass over the source views, into a table (the reference
+    path, and the fallback when the facts cannot be stored). A dataset without hands parts
+    gets the model as a plain (empty) view. Every other model is a view (``create or
+    replace view <stem> as …``), a ``rpt_`` one a table macro. ``rebuild`` and
+    ``chunk_hands`` are accepted for compatibility and ignored. Returns the model names.
     """
+    del rebuild, chunk_hands
     names = []
     for stem, text in model_files():
         if stem.startswith(MATERIALISED):
-            if rebuild:
-                _materialise(connection, stem, text.strip().rstrip(";"), sources, chunk_hands)
+            _drop_relation(connection, stem)
+            body = text.strip().rstrip(";")
+            paths = None if facts is None else list(facts.get(stem, ()))
+            if paths is None:
+                connection.execute(f"create table {stem} as\n{body}")
+            elif paths:
+                fact_view(connection, stem, paths)
+            else:
+                connection.execute(f"create view {stem} as\n{body}")
         else:
             connection.execute(_model_statement(stem, text))
         names.append(stem)
     return names
 
 
-def _materialise(
+def fact_view(
     connection: duckdb.DuckDBPyConnection,
     stem: str,
-    body: str,
-    sources: Sources,
-    chunk_hands: int | None,
+    paths: Sequence[str],
+    accounts: Sequence[str] | None = None,
 ) -> None:
-    """Create table ``stem`` from ``body``, chunk by chunk of the dataset's ingest parts.
+    """(Re)create view ``stem`` over fact part files; with ``accounts``, only those accounts'
+    rows (a filter DuckDB checks against each row group's account range, so the parts,
+    sorted by account, are read only where the accounts are)."""
+    _drop_relation(connection, stem)
+    # The model name is hilo's own; the paths and accounts are bound parameters.
+    if accounts is None:
+        relation = connection.sql(
+            "select * from read_parquet(?, hive_partitioning = false)", params=[list(paths)]
+        )
+    else:
+        wanted = sorted(set(accounts))
+        condition = f"account in ({', '.join('?' for _ in wanted)})" if wanted else "false"
+        relation = connection.sql(
+            f"select * from read_parquet(?, hive_partitioning = false) where {condition}",
+            params=[list(paths), *wanted],
+        )
+    relation.create_view(stem, replace=True)
 
-    A hand's rows (hands, seats, actions, collections, showdowns) all sit in parts with the
-    same part id, so the models can run on a few part ids at a time: the source views are
-    pointed at one chunk's parts (the audit's payouts at that chunk's hands), the rows are
-    appended, and the views are pointed back at everything. Memory stays bounded by the chunk
-    and the hash tables stay small; the result is the same rows as one pass over everything.
-    Runs inside the caller's transaction, so a failure leaves the previous table.
-    """
+
+def _drop_relation(connection: duckdb.DuckDBPyConnection, stem: str) -> None:
     # DuckDB refuses "drop view if exists" on a table (and the reverse): ask what it is.
     existing = connection.execute(
         "select table_type from information_schema.tables"
@@ -235,19 +258,6 @@ def _materialise(
     ).fetchall()
     if existing:
         connection.execute(f"drop {'view' if existing[0][0] == 'VIEW' else 'table'} {stem}")
-    chunks = sources.chunks(chunk_hands or CHUNK_HANDS)
-    if len(chunks) <= 1:
-        connection.execute(f"create table {stem} as\n{body}")
-        return
-    try:
-        for number, chunk in enumerate(chunks):
-            sources.point(connection, chunk)
-            if number == 0:
-                connection.execute(f"create table {stem} as\n{body}")
-            else:
-                connection.execute(f"insert into {stem}\n{body}")
-    finally:
-        sources.point(connection, None)
 
 
 # -- the inputs ----------------------------------------------------------------------------------
@@ -292,42 +302,6 @@ class Sources:
             else:
                 _empty_view(connection, view, self.schemas[view])
 
-    def chunks(self, hands_per_chunk: int) -> list[set[str]]:
-        """Part file names grouped into chunks of about ``hands_per_chunk`` hands."""
-        import pyarrow.parquet as pq
-
-        # One part id has a file in every (site, month) folder its batch touched: count them
-        # together, so that a chunk boundary never splits them.
-        rows_of: dict[str, int] = {}
-        for path in self.paths["hands"]:
-            name = Path(path).name
-            rows_of[name] = rows_of.get(name, 0) + pq.read_metadata(path).num_rows
-        sizes = sorted(rows_of.items())
-        chunks: list[set[str]] = []
-        current: set[str] = set()
-        rows = 0
-        for name, count in sizes:
-            if current and rows + count > hands_per_chunk:
-                chunks.append(current)
-                current, rows = set(), 0
-            current.add(name)
-            rows += count
-        if current:
-            chunks.append(current)
-        return chunks
-
-    def fingerprint(self) -> str:
-        """A digest of every input file (path, size, modification time) and every model's SQL:
-        equal digests, equal results."""
-        digest = hashlib.sha256(FINGERPRINT_VERSION.encode())
-        for view in sorted(self.paths):
-            for path in self.paths[view]:
-                stat = os.stat(path)
-                digest.update(f"{view}\t{path}\t{stat.st_size}\t{stat.st_mtime_ns}\n".encode())
-        for stem, text in model_files():
-            digest.update(f"{stem}\n{text}\n".encode())
-        return digest.hexdigest()
-
 
 def _manifest_parts(dataset: Path) -> dict[str, list[str]]:
     """Committed part files per table, absolute paths, in name order."""
@@ -369,21 +343,26 @@ def _empty_view(connection: duckdb.DuckDBPyConnection, name: str, schema: pa.Sch
 
 def find_sources(dataset: str | os.PathLike[str]) -> Sources:
     """The files behind every source view of the dataset at ``dataset``."""
-    from pipeline.audit import DISCREPANCY_SCHEMA, PAYOUT_SCHEMA
-    from pipeline.equity import ALLIN_EQUITY_SCHEMA
-    from pipeline.schema import TABLES
-
     root = Path(dataset)
     paths = _manifest_parts(root)
     for view, folder in AUDIT_TABLES.items():
         paths[view] = sorted(
             str(path.resolve()) for path in (root / "audit" / folder).glob("site=*/part-*.parquet")
         )
+    return Sources(root, paths, source_schemas())
+
+
+def source_schemas() -> dict[str, pa.Schema]:
+    """The columns of every source view (for the empty view of a table with no file)."""
+    from pipeline.audit import DISCREPANCY_SCHEMA, PAYOUT_SCHEMA
+    from pipeline.equity import ALLIN_EQUITY_SCHEMA
+    from pipeline.schema import TABLES
+
     schemas = {view: TABLES[view] for view in SOURCE_TABLES}
     schemas["audit_payouts"] = _polars_schema_to_arrow(PAYOUT_SCHEMA)
     schemas["audit_discrepancies"] = _polars_schema_to_arrow(DISCREPANCY_SCHEMA)
     schemas["allin_equity"] = _polars_schema_to_arrow(ALLIN_EQUITY_SCHEMA)
-    return Sources(root, paths, schemas)
+    return schemas
 
 
 def register_sources(
@@ -449,20 +428,32 @@ def open_database(
     temp_directory: str | os.PathLike[str] | None = None,
     threads: int | None = None,
     chunk_hands: int | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    facts: RefreshSummary | None = None,
+    stored_facts: bool = True,
 ) -> duckdb.DuckDBPyConnection:
     """Return a connection holding every dataset view and model, up to date.
 
-    With ``persistent`` (the default) that is ``DATASET/hilo.duckdb``: its views are recreated
-    and its ``fct_`` tables rebuilt only when an input file or a model changed since they were
-    built (a fingerprint kept in ``hilo_state``). If the file cannot be opened for writing
-    (another process holds it, a read-only folder), an in-memory database is built instead and
-    a note goes to standard error; ``persistent=False`` always builds in memory.
+    First the stored facts are brought up to date (`pipeline.facts.refresh_facts`: only the
+    parts that changed are computed, on local processes or the Dask cluster at
+    ``scheduler``), unless ``facts`` gives a refresh's result already. The ``fct_`` models
+    are then views over the fact parts. With ``persistent`` (the default) the connection is
+    ``DATASET/hilo.duckdb``, whose views are recreated (it holds no copy of the facts); if the
+    file cannot be opened for writing (another process holds it, a read-only folder), an
+    in-memory database is built instead and a note goes to standard error; ``persistent=False``
+    always builds in memory. When the facts cannot be stored (a full disk, a read-only
+    dataset) or ``stored_facts=False``, the ``fct_`` models are computed into tables of the
+    connection, in one pass (the reference path). ``chunk_hands`` is ignored (compatibility).
     """
     import duckdb
 
+    del chunk_hands
     root = Path(dataset)
     if not root.is_dir():
         raise FileNotFoundError(f"no dataset at {root}")
+    if facts is None and stored_facts:
+        facts = refresh_stored_facts(root, scheduler=scheduler, workers=workers)
     settings: dict[str, Any] = {
         "memory_limit": memory_limit,
         "temp_directory": temp_directory,
@@ -482,18 +473,9 @@ def open_database(
     try:
         connection.execute("begin transaction")
         sources = register_sources(connection, root)
-        fingerprint = sources.fingerprint()
-        connection.execute(
-            "create table if not exists hilo_state (key varchar primary key, value varchar)"
-        )
-        stored = connection.execute(
-            "select value from hilo_state where key = 'fingerprint'"
-        ).fetchall()
-        fresh = bool(stored) and stored[0][0] == fingerprint and _has_tables(connection)
-        load_models(connection, sources, rebuild=not fresh, chunk_hands=chunk_hands)
-        connection.execute(
-            "insert or replace into hilo_state values ('fingerprint', ?)", [fingerprint]
-        )
+        load_models(connection, sources, facts=None if facts is None else fact_paths(root, facts))
+        # Before issue 19 the file held the facts as a table and a fingerprint of them.
+        connection.execute("drop table if exists hilo_state")
         connection.execute("commit")
     except BaseException:
         connection.close()
@@ -501,15 +483,39 @@ def open_database(
     return connection
 
 
-def _has_tables(connection: duckdb.DuckDBPyConnection) -> bool:
-    wanted = {stem for stem, _ in model_files() if stem.startswith(MATERIALISED)}
-    present = {
-        row[0]
-        for row in connection.execute(
-            "select table_name from duckdb_tables() where schema_name = 'main'"
-        ).fetchall()
+def refresh_stored_facts(
+    root: Path, *, scheduler: str | None = None, workers: int | None = None
+) -> RefreshSummary | None:
+    """`pipeline.facts.refresh_facts`, or None (with a note) when they cannot be stored."""
+    import duckdb
+
+    from pipeline.facts import FACTS_DIRECTORY, refresh_facts
+
+    try:
+        return refresh_facts(root, scheduler=scheduler, workers=workers)
+    except (OSError, duckdb.IOException) as error:  # a full disk, a read-only dataset
+        if isinstance(error, OSError):
+            reason = error.strerror or str(error)
+        else:  # DuckDB's message ends with {"errno":"28", ...}: say it as the system does
+            code = re.search(r'"errno":\s*"(\d+)"', str(error))
+            reason = os.strerror(int(code.group(1))) if code else str(error)
+        print(
+            f"hilo: cannot store the statistics facts in {root / FACTS_DIRECTORY}"
+            f" ({reason}); using memory",
+            file=sys.stderr,
+        )
+        return None
+
+
+def fact_paths(
+    root: Path, facts: RefreshSummary, keep: Callable[[FactPart], bool] | None = None
+) -> dict[str, list[str]]:
+    """Absolute paths of each model's current fact parts (those ``keep`` accepts)."""
+    base = root.resolve()
+    return {
+        model: [str(base / part.path) for part in parts if keep is None or keep(part)]
+        for model, parts in facts.parts.items()
     }
-    return wanted <= present
 
 
 # -- the statistics ------------------------------------------------------------------------------
@@ -558,7 +564,10 @@ def compute_stats(
     min_hands: int | None = None,
     *,
     counts: bool = False,
+    aliases: Aliases | str | os.PathLike[str] | None = None,
     connection: duckdb.DuckDBPyConnection | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
 ) -> pl.DataFrame:
     """Player statistics over the dataset at ``dataset`` (docs/stats.md defines every column).
 
@@ -567,7 +576,8 @@ def compute_stats(
     dataset:
         The dataset folder (its ``hilo.duckdb`` is refreshed, see `open_database`).
     players:
-        Exact player names (one name or several); None for everyone.
+        Players (one or several): a screen name (on any site), ``site:name`` (one account)
+        or a person of ``aliases``; None for everyone.
     site, limit, stakes:
         Keep hands of one site, limit (``FL``, ``PL``, ``NL``) or stakes (``"0.01/0.02"``:
         blinds, or small/big bet in fixed limit, in currency units).
@@ -581,8 +591,14 @@ def compute_stats(
     counts:
         Also return every numerator and denominator (``vpip_hands``, ``pfr_chances``, …, and
         money in minor units ``net_won_minor``, ``rake_paid_minor``).
+    aliases:
+        Accounts to merge into persons: ``{"site:name": person}`` or the path of an aliases
+        TOML file (`pipeline.identity`). Without, a player is one (site, screen name).
     connection:
-        A connection from `open_database` to reuse; by default one is opened and closed.
+        A connection from `open_database` to reuse; by default the stored facts are
+        refreshed (on ``scheduler`` or ``workers`` local processes when there is much to
+        compute) and an in-memory connection reads only the fact parts the filters need
+        (see `_pruned_database`).
 
     Returns
     -------
@@ -603,6 +619,9 @@ def compute_stats(
     if min_hands is not None and min_hands < 0:
         raise ValueError("min_hands must be >= 0")
     stakes_small, stakes_big = parse_stakes(stakes) if stakes is not None else (None, None)
+    if isinstance(aliases, (str, os.PathLike)):
+        aliases = load_aliases(aliases)
+    alias_accounts, alias_persons = alias_lists(aliases)
     parameters = {
         "players": names,
         "site": site,
@@ -613,6 +632,8 @@ def compute_stats(
         "until": _as_date(until, "until"),
         "by": by,
         "min_hands": min_hands,
+        "alias_accounts": alias_accounts,
+        "alias_persons": alias_persons,
     }
     query = """
         select * from rpt_player_stats(
@@ -624,11 +645,28 @@ def compute_stats(
             filter_since := cast($since as date),
             filter_until := cast($until as date),
             group_dimension := cast($by as varchar),
-            minimum_hands := cast($min_hands as bigint)
+            minimum_hands := cast($min_hands as bigint),
+            alias_accounts := cast($alias_accounts as varchar[]),
+            alias_persons := cast($alias_persons as varchar[])
         )
     """
     own = connection is None
-    database = open_database(dataset) if connection is None else connection
+    database = (
+        _pruned_database(
+            Path(dataset),
+            names,
+            aliases,
+            site,
+            limit,
+            (stakes_small, stakes_big),
+            parameters["since"],
+            parameters["until"],
+            scheduler=scheduler,
+            workers=workers,
+        )
+        if connection is None
+        else connection
+    )
     try:
         table = database.sql(query, params=parameters).to_arrow_table()
     finally:
@@ -649,6 +687,96 @@ def compute_stats(
         )
         frame = frame.select(*order, *[c for c in frame.columns if c not in order])
     return frame
+
+
+def _pruned_database(
+    root: Path,
+    players: list[str] | None,
+    aliases: Aliases | None,
+    site: str | None,
+    limit: str | None,
+    stakes: tuple[str | None, str | None],
+    since: dt.date | None,
+    until: dt.date | None,
+    *,
+    scheduler: str | None = None,
+    workers: int | None = None,
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory connection whose ``fct_`` views read only the fact parts the filters need.
+
+    Parts are left out by site, by day range (the first and last day of each part's hands,
+    kept in the facts manifest) and by stakes and limit (each part's distinct stakes); with
+    ``players``, ``fct_hand_players`` keeps only the rows of the accounts they can mean, a
+    filter DuckDB checks against each row group of the (account-sorted) parts. The
+    ``rpt_player_stats`` macro still applies every filter exactly: this only skips reading.
+    When the facts cannot be stored, everything is computed in memory (`open_database`).
+    """
+    facts = refresh_stored_facts(root, scheduler=scheduler, workers=workers)
+    if facts is None:
+        return open_database(root, persistent=False, stored_facts=False)
+    if facts.computed or facts.removed or not (root / DATABASE_NAME).exists():
+        _update_database_views(root, facts)
+    small, big = (Decimal(value) if value is not None else None for value in stakes)
+
+    def keep(part: FactPart) -> bool:
+        if site is not None and part.site != site:
+            return False
+        if since is not None and (part.last_day is None or part.last_day < since):
+            return False
+        if until is not None and (part.first_day is None or part.first_day > until):
+            return False
+        if limit is not None or small is not None or big is not None:
+            return any(
+                (limit is None or kind == limit)
+                and (small is None or (scale is not None and low == small * scale))
+                and (big is None or (scale is not None and high == big * scale))
+                for kind, scale, low, high in part.stakes
+            )
+        return True
+
+    everything = fact_paths(root, facts)
+    chosen = fact_paths(root, facts, keep)
+    connection = connect(":memory:")
+    try:
+        connection.execute("begin transaction")
+        sources = register_sources(connection, root)
+        load_models(connection, sources, facts=everything)
+        for model, paths in chosen.items():
+            accounts = _accounts_meant(players, aliases) if model == "fct_hand_players" else None
+            if paths:
+                fact_view(connection, model, paths, accounts)
+            elif everything.get(model):  # nothing selected: no rows, the model's columns
+                fact_view(connection, model, everything[model][:1], [])
+        connection.execute("commit")
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _accounts_meant(players: list[str] | None, aliases: Aliases | None) -> list[str] | None:
+    """Every screen name a ``--player`` value can select (a superset: the macro decides)."""
+    if players is None:
+        return None
+    names = set(players)
+    for player in players:
+        if ":" in player:
+            names.add(player.split(":", 1)[1])
+    for account, person in (aliases or {}).items():
+        if person in players:
+            names.add(account.split(":", 1)[1])
+    return sorted(names)
+
+
+def _update_database_views(root: Path, facts: RefreshSummary) -> None:
+    """Create ``DATASET/hilo.duckdb`` or point its views at the new fact parts (best effort: a
+    locked or unwritable file is left as it is, and repaired by the next ``hilo query``)."""
+    import duckdb
+
+    try:
+        open_database(root, facts=facts).close()
+    except (duckdb.Error, OSError):
+        pass
 
 
 def stats_table_columns(frame: pl.DataFrame) -> Sequence[str]:

@@ -1,6 +1,7 @@
 -- agg_player_allin: all-in adjusted winnings of every player (the audit's
 -- allin_equity: each player's expected share of every pot of an all-in hand).
--- grain: one row per player and currency (site lists the player's sites).
+-- grain: one row per player, a (site, account) pair as in rpt_player_stats, and
+-- currency; anonymous seats (account null) give no row.
 -- inputs: fct_hand_players (net won, big blind), allin_equity.
 -- net_won_adjusted replaces, in every all-in hand, what the rules paid the
 -- player from each pot by its expected amount over all run-outs:
@@ -27,7 +28,7 @@ spots as (
 hand_players as (
 
     select
-        facts.player,
+        facts.account as player,
         facts.site,
         facts.currency,
         facts.money_scale,
@@ -42,6 +43,7 @@ hand_players as (
         on facts.site = spots.site
         and facts.hand_id = spots.hand_id
         and facts.player = spots.player
+    where facts.account is not null
 
 ),
 
@@ -49,7 +51,7 @@ counted as (
 
     select
         player,
-        string_agg(distinct site, ',' order by site) as site,
+        site,
         currency,
         max(money_scale) as money_scale,
         count(*)::bigint as hands,
@@ -64,7 +66,7 @@ counted as (
         sum((net_won - actual_minor + expected_minor) / big_blind)
             as net_won_adjusted_big_blinds
     from hand_players
-    group by player, currency
+    group by player, site, currency
 
 ),
 
@@ -92,4 +94,4 @@ final as (
 )
 
 select * from final
-order by hands desc, player asc, currency asc
+order by hands desc, player asc, site asc, currency asc

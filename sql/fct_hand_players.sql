@@ -2,6 +2,9 @@
 -- denominator) and whether it was taken (its numerator), plus money.
 -- grain: one row per hand and player dealt in (site, hand_id, player).
 -- inputs: int_hand_players (dealt-in players), int_hands.
+-- account: the player's screen name on the site (identity = site, account);
+-- at anonymous tables (int_hands.is_anonymous) '[ME]' for the hero and null
+-- for everyone else, whose position labels name nobody.
 -- A decision at seq s faced the bets and raises of its street made before s
 -- (int_hands: open_seq, three_bet_seq, four_bet_seq; flop_bet_seq and
 -- flop_raise_seq; the same for the turn). Seqs of bets that did not happen
@@ -68,6 +71,7 @@ joined as (
         hands.month,
         hands.players_dealt,
         hands.has_flop,
+        hands.is_anonymous,
         hands.rake as hand_rake,
         hands.pot as hand_pot,
         hands.is_balanced,
@@ -270,6 +274,10 @@ final as (
         position,
         stack_start,
         is_hero,
+        case
+            when not is_anonymous then player
+            when is_hero then '[ME]'
+        end as account,
         tournament_id,
         is_tournament,
         table_name,

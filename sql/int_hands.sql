@@ -133,6 +133,7 @@ final as (
         stakes_small_minor,
         stakes_big_minor,
         has_flop,
+        is_anonymous,
         rake,
         pot,
         list_transform(preflop_raises, lambda r: r.seq) as preflop_raise_seqs,

@@ -1,10 +1,19 @@
 -- rpt_player_stats: player statistics over a selection of hands (a table
 -- macro: the parameters filter and group; every one is optional).
--- grain: one row per player, currency and group_value (null unless
--- group_dimension is set); site lists the sites the player's hands are from.
+-- grain: one row per player identity, currency and group_value (null unless
+-- group_dimension is set). A player is a (site, account) pair, as in every
+-- tracker: the same screen name on two sites is two rows. Accounts listed
+-- in alias_accounts ('site:name') are merged under the person named at the
+-- same index of alias_persons; site then lists the sites merged. Players at
+-- anonymous tables (account null: position labels) give no row; their hands
+-- still count in every total that is not per player.
 -- inputs: fct_hand_players.
 -- parameters:
---   filter_players       varchar[]: exact player names
+--   filter_players       varchar[]: a screen name (any site), 'site:name'
+--                        (one account) or a person of the aliases
+--   alias_accounts, alias_persons
+--                        varchar[] of the same length: account i belongs to
+--                        person i
 --   filter_site          site code (pokerstars, ...)
 --   filter_limit         FL, PL or NL
 --   filter_stakes_small, filter_stakes_big
@@ -28,14 +37,34 @@ create or replace macro rpt_player_stats(
     filter_since := null,
     filter_until := null,
     group_dimension := null,
-    minimum_hands := null
+    minimum_hands := null,
+    alias_accounts := null,
+    alias_persons := null
 ) as table
 
 with
 
+aliases as (
+
+    select
+        unnest(alias_accounts) as alias_account,
+        unnest(alias_persons) as alias_person
+
+),
+
 hand_players as (
 
-    select * from fct_hand_players
+    select
+        facts.*,
+        coalesce(aliases.alias_person, facts.account) as identity_name,
+        -- an unmerged account is one site's; a person spans the sites listed
+        case
+            when aliases.alias_person is null then facts.site
+        end as identity_site
+    from fct_hand_players as facts
+    left join aliases
+        on facts.site || ':' || facts.account = aliases.alias_account
+    where facts.account is not null
 
 ),
 
@@ -51,7 +80,11 @@ selected as (
         end as group_value
     from hand_players
     where
-        (filter_players is null or list_contains(filter_players, player))
+        (
+            filter_players is null
+            or list_contains(filter_players, identity_name)
+            or list_contains(filter_players, site || ':' || account)
+        )
         and (filter_site is null or site = filter_site)
         and (filter_limit is null or limit_type = filter_limit)
         and (
@@ -72,7 +105,8 @@ selected as (
 counted as (
 
     select
-        player,
+        identity_name as player,
+        identity_site,
         currency,
         group_value,
         string_agg(distinct site, ',' order by site) as site,
@@ -142,7 +176,7 @@ counted as (
             as showdown_main_pots,
         count_if(not is_balanced)::bigint as unbalanced_hands
     from selected
-    group by player, currency, group_value
+    group by identity_name, identity_site, currency, group_value
     having count(*) >= coalesce(minimum_hands, 0)
 
 ),
@@ -211,10 +245,13 @@ final as (
         low_wins / nullif(hilo_showdowns, 0) as won_low_pct,
         showdown_main_pots_collected / nullif(showdown_main_pots, 0)
             as pot_share_at_showdown,
-        * exclude (player, site, currency, group_value, hands, money_scale)
+        * exclude (
+            player, identity_site, site, currency, group_value, hands,
+            money_scale
+        )
     from counted
 
 )
 
 select * from final
-order by hands desc, player asc, currency asc, group_value asc
+order by hands desc, player asc, site asc, currency asc, group_value asc

@@ -5,6 +5,9 @@
 -- stakes: the blinds in pot and no limit, the small and big bet in fixed
 -- limit ("2.00/4.00" for a $1/$2-blind limit game), in currency units with
 -- two decimals for cents and none for chips; rake is 0 where none is printed.
+-- is_anonymous: the site prints position labels (Dealer, UTG+1, ...) instead
+-- of screen names, new in every hand (Bovada and Ignition, site bovada): its
+-- players have no identity beyond the hand, except the hero.
 with
 
 hands as (
@@ -68,6 +71,7 @@ final as (
             else format('{}/{}', stakes_small_minor, stakes_big_minor)
         end as stakes,
         coalesce(len(board), 0) >= 3 as has_flop,
+        site in ('bovada') as is_anonymous,
         coalesce(rake, 0) as rake,
         total_pot
     from staked

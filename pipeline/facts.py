@@ -1,0 +1,632 @@
+"""Per-part statistics facts: the ``fct_`` models computed per ingest part, stored as Parquet.
+
+::
+
+    DATASET/stats/
+      .hilo.lock                                           one refresh at a time
+      facts.parquet                                        the facts manifest (the commit point)
+      fct_hand_players/site=S/month=M/part-<id>-<fp>.parquet
+                                                the facts of hands/site=S/month=M/part-<id>
+
+A ``fct_`` model's rows for a hand depend only on that hand's rows (hands, seats, actions,
+collections: all in parts of one relative path) and on the audit's outputs for it, so each hands
+part gets its own fact part, computed by one task: DuckDB in memory over that part's files (the
+audit's outputs of its site, narrowed to its hands), with a memory limit, writing a temporary
+file. Tasks run on the same `concurrent.futures.Executor` as ingest and audit (local processes,
+or Dask with ``--scheduler``), or in this process when there is little to do.
+
+A fact part's *fingerprint* digests the SQL of its model and of every model it reads (not the
+others), and the path, size and modification time of each input file it reads (the audit's files
+only when the model reads the audit): equal fingerprints, equal facts. The fingerprint is in the
+file name, so a file of a name always holds the same facts.
+
+Commit protocol, as ingest: a task writes ``.part-<random>.tmp``; the driver renames it to its
+final name and then rewrites ``facts.parquet`` (temporary file, ``os.replace``), which lists the
+fact parts that are current. Readers read only what ``facts.parquet`` lists, so a refresh killed
+at any moment leaves the facts that were committed, and the next refresh computes the rest and
+deletes what no manifest row names (under ``stats/.hilo.lock``). The refresh is *lazy*: it runs
+at the start of ``hilo stats``, ``query``, ``report`` and ``run``'s stats stage (never inside
+``hilo ingest``), and computes only the hands parts whose fingerprint changed — after an ingest,
+the new parts; after ``compact``, the merged ones; after a model change, the parts of the models
+that read it; after a new audit, every part of the sites it rewrote.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, Future, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    import duckdb
+
+__all__ = [
+    "FACTS_DIRECTORY",
+    "FACTS_MANIFEST",
+    "FactPart",
+    "FactTask",
+    "compute_fact_part",
+    "model_dependencies",
+    "plan_facts",
+    "read_fact_manifest",
+    "refresh_facts",
+]
+
+FACTS_DIRECTORY = "stats"
+FACTS_MANIFEST = "facts.parquet"
+FACTS_VERSION = "hilo-facts-1"
+# A task's DuckDB memory (several tasks run at once; beyond it DuckDB spills to disk).
+TASK_MEMORY = os.environ.get("HILO_FACTS_MEMORY", "512MiB")
+# Fact parts are sorted by account, in row groups of this many rows, so that a query for a few
+# players reads only the row groups whose account range holds them.
+ROW_GROUP_ROWS = 16_384
+# Fewer hands than this to compute: run in this process (starting workers costs more).
+INLINE_HANDS = int(os.environ.get("HILO_FACTS_INLINE_HANDS", "60000"))
+# Small parts are computed several to a task, up to this many hands.
+BATCH_HANDS = 20_000
+# Commit the manifest at least this often while tasks complete (a kill loses at most that).
+COMMIT_SECONDS = 5.0
+
+STAKES_TYPE = pa.struct(
+    [
+        ("limit_type", pa.string()),
+        ("money_scale", pa.int64()),
+        ("small", pa.int64()),
+        ("big", pa.int64()),
+    ]
+)
+MANIFEST_SCHEMA = pa.schema(
+    [
+        ("model", pa.string()),
+        ("hand_part", pa.string()),  # hands/site=…/month=…/part-<id>.parquet
+        ("fingerprint", pa.string()),
+        ("path", pa.string()),  # stats/<model>/site=…/month=…/part-<id>-<fp>.parquet
+        ("rows", pa.int64()),
+        ("site", pa.string()),
+        ("first_day", pa.date32()),  # of the dated hands (null: none dated)
+        ("last_day", pa.date32()),
+        ("stakes", pa.list_(STAKES_TYPE)),  # the distinct stakes of its hands
+    ]
+)
+
+
+@dataclass(frozen=True)
+class FactTask:
+    """One fact part to compute: ``model`` over the hands part ``hand_part``.
+
+    ``inputs`` maps each source view the model reads to its files for this part (paths
+    relative to the dataset); views not listed are empty.
+    """
+
+    model: str
+    hand_part: str
+    site: str
+    inputs: tuple[tuple[str, tuple[str, ...]], ...]
+    fingerprint: str
+    output: str
+    hands: int
+    memory_limit: str = TASK_MEMORY
+    threads: int = 1
+
+
+@dataclass(frozen=True)
+class FactPart:
+    """A committed (or just computed) fact part: one row of ``facts.parquet``."""
+
+    model: str
+    hand_part: str
+    fingerprint: str
+    path: str
+    rows: int
+    site: str
+    first_day: dt.date | None
+    last_day: dt.date | None
+    stakes: tuple[tuple[str | None, int | None, int | None, int | None], ...] = ()
+
+
+@dataclass
+class RefreshSummary:
+    """What a refresh did, and the fact parts that are current after it, per model."""
+
+    parts: dict[str, list[FactPart]] = field(default_factory=dict)
+    computed: int = 0
+    kept: int = 0
+    removed: int = 0
+    seconds: float = 0.0
+
+
+# -- the models a fact model reads -------------------------------------------------------------
+
+
+def model_dependencies(stem: str, models: Mapping[str, str]) -> tuple[list[str], set[str]]:
+    """The models ``stem`` reads, transitively, in creation order, and the sources it reads."""
+    from pipeline.stats import _references
+
+    needed: list[str] = []
+    sources: set[str] = set()
+    seen: set[str] = set()
+
+    def visit(name: str) -> None:
+        if name in seen:
+            return
+        seen.add(name)
+        for reference in sorted(_references(models[name])):
+            if reference in models and reference != name:
+                visit(reference)
+            elif reference not in models:
+                sources.add(reference)
+        needed.append(name)
+
+    visit(stem)
+    return needed, sources
+
+
+# -- the plan ------------------------------------------------------------------------------------
+
+
+def _file_key(root: Path, relative: str) -> str:
+    stat = os.stat(root / relative)
+    return f"{relative}\t{stat.st_size}\t{stat.st_mtime_ns}"
+
+
+@dataclass(frozen=True)
+class AuditFiles:
+    """One audit output's files of one site, and which of them cover each hands part.
+
+    ``by_part`` is None when some file does not say which parts it covers (written before
+    that was recorded, or a unit that left repeated hands out): every part then reads all.
+    """
+
+    files: tuple[str, ...]
+    by_part: Mapping[str, tuple[str, ...]] | None
+
+
+def audit_files(root: Path, folder: str) -> dict[str, AuditFiles]:
+    """The files of ``DATASET/audit/<folder>`` per site, with the parts each covers (read from
+    their Parquet metadata, `pipeline.audit.HAND_PARTS_KEY`)."""
+    import json
+
+    from pipeline.audit import HAND_PARTS_KEY
+
+    per_site: dict[str, list[str]] = {}
+    for path in sorted((root / "audit" / folder).glob("site=*/part-*.parquet")):
+        site = path.parent.name.removeprefix("site=")
+        per_site.setdefault(site, []).append(path.relative_to(root).as_posix())
+    result: dict[str, AuditFiles] = {}
+    for site, files in per_site.items():
+        by_part: dict[str, list[str]] | None = {}
+        for relative in files:
+            metadata = pq.read_schema(root / relative).metadata or {}
+            covered = json.loads(metadata[HAND_PARTS_KEY]) if HAND_PARTS_KEY in metadata else None
+            if covered is None or by_part is None:
+                by_part = None
+                continue
+            for part in covered:
+                by_part.setdefault(part, []).append(relative)
+        result[site] = AuditFiles(
+            tuple(files),
+            None if by_part is None else {part: tuple(v) for part, v in by_part.items()},
+        )
+    return result
+
+
+def _audit_files(
+    per_site: Mapping[str, AuditFiles], site: str, hand_part: str, hand_parts: set[str]
+) -> tuple[str, ...]:
+    """The audit files that can hold payouts of ``hand_part``'s hands.
+
+    A part no file covers was ingested after the audit (none), unless some file covers a part
+    that is gone (compacted after the audit): then the part's hands may be in any file.
+    """
+    found = per_site.get(site)
+    if found is None:
+        return ()
+    if found.by_part is None:
+        return found.files
+    if hand_part in found.by_part:
+        return found.by_part[hand_part]
+    if any(part not in hand_parts for part in found.by_part):
+        return found.files
+    return ()
+
+
+def plan_facts(
+    root: Path, parts: Mapping[str, list[str]], audit: Mapping[str, Mapping[str, AuditFiles]]
+) -> list[FactTask]:
+    """Every fact part the dataset should have now (computed or not).
+
+    ``parts`` maps a dataset table to its committed parts (relative paths); ``audit`` maps an
+    audit view (``audit_payouts``, …) to its files per site (`audit_files`).
+    """
+    from pipeline.stats import CHUNKED_TABLES, MATERIALISED, model_files
+
+    models = dict(model_files())
+    committed = {table: set(paths) for table, paths in parts.items()}
+    hand_parts = committed.get("hands", set())
+    tasks: list[FactTask] = []
+    for stem in models:
+        if not stem.startswith(MATERIALISED):
+            continue
+        needed, sources = model_dependencies(stem, models)
+        digest = hashlib.sha256(FACTS_VERSION.encode())
+        for name in needed:
+            digest.update(f"{name}\n{models[name]}\n".encode())
+        model_digest = digest.hexdigest()
+        for hand_part in parts.get("hands", []):
+            suffix = hand_part.removeprefix("hands/")
+            site = suffix.split("/", 1)[0].removeprefix("site=")
+            inputs: list[tuple[str, tuple[str, ...]]] = []
+            for table in CHUNKED_TABLES:
+                candidate = f"{table}/{suffix}"
+                if table in sources and candidate in committed.get(table, ()):
+                    inputs.append((table, (candidate,)))
+            for view in sorted(audit):
+                if view in sources:
+                    files = _audit_files(audit[view], site, hand_part, hand_parts)
+                    inputs.append((view, files))
+            digest = hashlib.sha256(model_digest.encode())
+            for _, files in inputs:
+                for relative in files:
+                    digest.update(_file_key(root, relative).encode() + b"\n")
+            fingerprint = digest.hexdigest()[:20]
+            folder = Path(suffix).parent.as_posix()
+            name = Path(suffix).name.removesuffix(".parquet")
+            output = f"{FACTS_DIRECTORY}/{stem}/{folder}/{name}-{fingerprint}.parquet"
+            tasks.append(
+                FactTask(
+                    model=stem,
+                    hand_part=hand_part,
+                    site=site,
+                    inputs=tuple(inputs),
+                    fingerprint=fingerprint,
+                    output=output,
+                    hands=pq.read_metadata(root / hand_part).num_rows,
+                )
+            )
+    return tasks
+
+
+# -- one task --------------------------------------------------------------------------------------
+
+
+def compute_fact_part(root: str, task: FactTask) -> tuple[FactPart, str]:
+    """Compute ``task`` into a temporary file next to its output; return its row and the
+    temporary file (relative). Runs in a worker: takes paths, returns names, never data."""
+    return compute_fact_parts(root, [task])[0]
+
+
+def compute_fact_parts(root: str, tasks: Sequence[FactTask]) -> list[tuple[FactPart, str]]:
+    """`compute_fact_part` for several small tasks on one DuckDB connection (its set-up, about
+    0.3 s, would otherwise dominate parts of a few hundred hands). The settings of the first
+    task apply to all."""
+    from pipeline.stats import connect, model_files, source_schemas
+
+    base = Path(root)
+    models = dict(model_files())
+    schemas = source_schemas()
+    connection = connect(
+        ":memory:", memory_limit=tasks[0].memory_limit, threads=tasks[0].threads
+    )
+    results = []
+    created: set[str] = set()
+    try:
+        for task in tasks:
+            results.append(_compute(connection, base, task, models, schemas, created))
+    finally:
+        connection.close()
+    return results
+
+
+def _compute(
+    connection: duckdb.DuckDBPyConnection,
+    base: Path,
+    task: FactTask,
+    models: Mapping[str, str],
+    schemas: Mapping[str, pa.Schema],
+    created: set[str],
+) -> tuple[FactPart, str]:
+    from pipeline.dataset import fsync_file, new_temporary_path
+    from pipeline.stats import AUDIT_TABLES, Sources, _model_statement
+
+    needed, _ = model_dependencies(task.model, models)
+    given = dict(task.inputs)
+    paths = {
+        view: [str(base / relative) for relative in given.get(view, ())] for view in schemas
+    }
+    audit = {view: paths.pop(view) for view in AUDIT_TABLES if paths.get(view)}
+    Sources(base, paths, dict(schemas)).point(connection, None)
+    for view, files in audit.items():
+        # The part's audit outputs, narrowed to its hands (view names are hilo's).
+        relation = connection.sql(
+            "select audited.* from read_parquet(?, hive_partitioning = true) as audited"
+            " semi join hands on audited.site = hands.site"
+            " and audited.hand_id = hands.hand_id",
+            params=[files],
+        )
+        relation.create_view(view, replace=True)
+    for stem in needed[:-1]:
+        if stem not in created:  # views bind by name: they follow the re-pointed sources
+            connection.execute(_model_statement(stem, models[stem]))
+            created.add(stem)
+    if task.model not in created:
+        body = models[task.model].strip().rstrip(";")
+        connection.execute(f"create view {task.model} as\n{body}")
+        created.add(task.model)
+    described = connection.execute(f"describe {task.model}").fetchall()
+    columns = {row[0] for row in described}
+    # Parquet has no 128-bit integer (DuckDB would write a double): sums of int64 amounts
+    # are stored as int64, a cast that fails loudly rather than rounds if one overflowed.
+    selected = ", ".join(
+        f'cast("{name}" as bigint) as "{name}"' if kind in ("HUGEINT", "UHUGEINT")
+        else f'"{name}"'
+        for name, kind, *_ in described
+    )
+    order = [c for c in ("account", "player", "site", "hand_id") if c in columns]
+    ordering = f" order by {', '.join(order)} nulls last" if order else ""
+    temporary = new_temporary_path((base / task.output).parent)
+    # Column names come from hilo's models; the path is a temporary name hilo made (hex).
+    connection.execute(
+        f"copy (select {selected} from {task.model}{ordering}) to '{temporary}'"
+        f" (format parquet, compression zstd, row_group_size {ROW_GROUP_ROWS})"
+    )
+    fsync_file(temporary)
+    first = last = None
+    stakes: tuple[tuple[str | None, int | None, int | None, int | None], ...] = ()
+    rows = connection.execute(
+        "select count(*) from read_parquet(?)", [str(temporary)]
+    ).fetchall()[0][0]
+    if {"started_on", "limit_type", "money_scale", "stakes_small_minor"} <= columns:
+        first, last = connection.execute(
+            "select min(started_on), max(started_on) from read_parquet(?)", [str(temporary)]
+        ).fetchall()[0]
+        stakes = tuple(
+            connection.execute(
+                "select distinct limit_type, money_scale, stakes_small_minor,"
+                " stakes_big_minor from read_parquet(?) order by all",
+                [str(temporary)],
+            ).fetchall()
+        )
+    part = FactPart(
+        model=task.model,
+        hand_part=task.hand_part,
+        fingerprint=task.fingerprint,
+        path=task.output,
+        rows=int(rows),
+        site=task.site,
+        first_day=first,
+        last_day=last,
+        stakes=stakes,
+    )
+    return part, temporary.relative_to(base).as_posix()
+
+
+# -- the manifest ----------------------------------------------------------------------------------
+
+
+def read_fact_manifest(root: Path) -> list[FactPart]:
+    """The committed fact parts (every model), as ``facts.parquet`` lists them."""
+    path = root / FACTS_DIRECTORY / FACTS_MANIFEST
+    if not path.is_file():
+        return []
+    table = pq.read_table(path)
+    parts = []
+    for row in table.to_pylist():
+        stakes = tuple(
+            (item["limit_type"], item["money_scale"], item["small"], item["big"])
+            for item in row["stakes"] or ()
+        )
+        parts.append(
+            FactPart(
+                model=row["model"],
+                hand_part=row["hand_part"],
+                fingerprint=row["fingerprint"],
+                path=row["path"],
+                rows=row["rows"],
+                site=row["site"],
+                first_day=row["first_day"],
+                last_day=row["last_day"],
+                stakes=stakes,
+            )
+        )
+    return parts
+
+
+def _commit(root: Path, parts: Iterable[FactPart]) -> None:
+    """Replace ``facts.parquet`` with ``parts`` in one rename: the commit point."""
+    from pipeline.dataset import fsync_directory, new_temporary_path, write_parquet
+
+    ordered = sorted(parts, key=lambda part: (part.model, part.hand_part))
+    table = pa.Table.from_pylist(
+        [
+            {
+                "model": part.model,
+                "hand_part": part.hand_part,
+                "fingerprint": part.fingerprint,
+                "path": part.path,
+                "rows": part.rows,
+                "site": part.site,
+                "first_day": part.first_day,
+                "last_day": part.last_day,
+                "stakes": [
+                    {"limit_type": a, "money_scale": b, "small": c, "big": d}
+                    for a, b, c, d in part.stakes
+                ],
+            }
+            for part in ordered
+        ],
+        schema=MANIFEST_SCHEMA,
+    )
+    folder = root / FACTS_DIRECTORY
+    temporary = new_temporary_path(folder)
+    write_parquet(table, temporary)
+    os.replace(temporary, folder / FACTS_MANIFEST)
+    fsync_directory(folder)
+
+
+def _remove_unlisted(root: Path, listed: set[str]) -> int:
+    """Delete fact files and temporaries no manifest row names (under the stats lock)."""
+    from pipeline.dataset import is_temporary
+
+    folder = root / FACTS_DIRECTORY
+    removed = 0
+    if not folder.is_dir():
+        return 0
+    for directory, _, names in os.walk(folder):
+        for name in names:
+            path = Path(directory) / name
+            relative = path.relative_to(root).as_posix()
+            if path.parent == folder and name != FACTS_MANIFEST and not is_temporary(path):
+                continue  # the lock file and anything else that is not a part
+            if name == FACTS_MANIFEST and path.parent == folder:
+                continue
+            if is_temporary(path) or (name.endswith(".parquet") and relative not in listed):
+                path.unlink(missing_ok=True)
+                removed += 1
+    return removed
+
+
+# -- the refresh -----------------------------------------------------------------------------------
+
+
+def refresh_facts(
+    root: str | os.PathLike[str],
+    *,
+    executor: Executor | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    fail_after: int | None = None,
+) -> RefreshSummary:
+    """Bring ``DATASET/stats`` up to date with the committed dataset; return what is current.
+
+    Parts whose fingerprint is committed already are kept; the others are computed, one task
+    each, on ``executor`` (or one made from ``scheduler``/``workers``; in this process when
+    fewer than `INLINE_HANDS` hands are to be computed and neither is given), committed as they
+    complete. ``fail_after`` (tests) raises after that many parts were renamed into place.
+    """
+    from pipeline.dataset import dataset_lock
+    from pipeline.executor import default_workers, make_executor
+    from pipeline.stats import AUDIT_TABLES, _manifest_parts
+
+    started = time.perf_counter()
+    base = Path(root)
+    folder = base / FACTS_DIRECTORY
+    folder.mkdir(exist_ok=True)
+    summary = RefreshSummary()
+    with dataset_lock(folder):
+        absolute = _manifest_parts(base)
+        parts = {
+            table: [Path(path).relative_to(base.resolve()).as_posix() for path in paths]
+            for table, paths in absolute.items()
+            if table != "files"
+        }
+        audit = {view: audit_files(base, name) for view, name in AUDIT_TABLES.items()}
+        tasks = plan_facts(base, parts, audit)
+        committed = {
+            (part.model, part.hand_part, part.fingerprint): part
+            for part in read_fact_manifest(base)
+            if (base / part.path).is_file()
+        }
+        current: dict[tuple[str, str], FactPart] = {}
+        todo: list[FactTask] = []
+        for task in tasks:
+            kept = committed.get((task.model, task.hand_part, task.fingerprint))
+            if kept is None:
+                todo.append(task)
+            else:
+                current[(task.model, task.hand_part)] = kept
+        summary.kept = len(current)
+        listed = {part.path for part in committed.values()}
+        summary.removed += _remove_unlisted(base, listed)
+        if todo:
+            stale = len(committed) != len(current)
+            inline = executor is None and scheduler is None and workers is None and (
+                sum(task.hands for task in todo) < INLINE_HANDS or default_workers() == 1
+            )
+            if inline:
+                threads = default_workers()
+                memory = _driver_memory()
+                todo = [
+                    dataclasses.replace(task, threads=threads, memory_limit=memory)
+                    for task in todo
+                ]
+            own = None
+            if not inline and executor is None:
+                own = executor = make_executor(scheduler, workers)
+            last_commit = time.monotonic()
+            pending_commit = stale
+            try:
+                results = _run(base, todo, None if inline else executor)
+                for done, (part, temporary) in enumerate(results, start=1):
+                    os.replace(base / temporary, base / part.path)
+                    current[(part.model, part.hand_part)] = part
+                    summary.computed += 1
+                    pending_commit = True
+                    if progress is not None:
+                        progress(done, len(todo))
+                    if fail_after is not None and done >= fail_after:
+                        raise RuntimeError(f"stopped after {done} fact parts (test)")
+                    if time.monotonic() - last_commit > COMMIT_SECONDS:
+                        _commit(base, current.values())
+                        last_commit, pending_commit = time.monotonic(), False
+            finally:
+                if pending_commit and summary.computed:
+                    _commit(base, current.values())
+                if own is not None:
+                    own.shutdown(wait=True, cancel_futures=True)
+        elif len(committed) != len(current):
+            _commit(base, current.values())
+        if summary.computed or len(committed) != len(current):
+            summary.removed += _remove_unlisted(base, {part.path for part in current.values()})
+    for part in sorted(current.values(), key=lambda part: part.hand_part):
+        summary.parts.setdefault(part.model, []).append(part)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _driver_memory() -> str:
+    from pipeline.stats import DEFAULT_MEMORY_LIMIT
+
+    return os.environ.get("HILO_DUCKDB_MEMORY") or DEFAULT_MEMORY_LIMIT
+
+
+def _run(
+    root: Path, tasks: list[FactTask], executor: Executor | None
+) -> Iterable[tuple[FactPart, str]]:
+    """Results in completion order: in this process, or one future per batch of tasks."""
+    if executor is None:
+        for batch in _batches(tasks, INLINE_HANDS):
+            yield from compute_fact_parts(str(root), batch)
+        return
+    futures: list[Future[list[tuple[FactPart, str]]]] = [
+        executor.submit(compute_fact_parts, str(root), batch)
+        for batch in _batches(tasks, BATCH_HANDS)
+    ]
+    for future in as_completed(futures):
+        yield from future.result()
+
+
+def _batches(tasks: list[FactTask], hands: int) -> list[list[FactTask]]:
+    """Consecutive tasks grouped up to ``hands`` hands (a larger task alone)."""
+    batches: list[list[FactTask]] = []
+    current: list[FactTask] = []
+    total = 0
+    for task in tasks:
+        if current and total + task.hands > hands:
+            batches.append(current)
+            current, total = [], 0
+        current.append(task)
+        total += task.hands
+    if current:
+        batches.append(current)
+    return batches
