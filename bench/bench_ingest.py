@@ -255,18 +255,24 @@ def _small_files_run(scratch: Path) -> tuple[IngestRun, int, float]:
         f" ({sum(path.stat().st_size for path in files) / 1e6:.0f} MB,"
         f" generated in {time.perf_counter() - started:.0f} s)"
     )
-    started = time.perf_counter()
-    hands, size = naive_scan(files)
-    baseline = time.perf_counter() - started
-    print(
-        f"{'naive regex loop (1 thread)':34s} {baseline:7.2f} s {hands / baseline:10,.0f}"
-        f" hands/s {size / 1e6 / baseline:7.1f} MB/s"
-    )
+    hands, size, baseline = _timed_naive_scan(files)
     run = run_ingest(
         "hilo ingest small files", [scratch / "generated" / "pokerstars"], scratch / "out", None
     )
     _print_run(run, hands, size, baseline)
     return run, hands, baseline
+
+
+def _timed_naive_scan(files: Sequence[Path]) -> tuple[int, int, float]:
+    """The naive loop over ``files``, printed: ``(hands, bytes, seconds)``."""
+    started = time.perf_counter()
+    hands, size = naive_scan(files)
+    seconds = time.perf_counter() - started
+    print(
+        f"{'naive regex loop (1 thread)':34s} {seconds:7.2f} s {hands / seconds:10,.0f}"
+        f" hands/s {size / 1e6 / seconds:7.1f} MB/s  ({hands} hands)"
+    )
+    return hands, size, seconds
 
 
 def _print_run(run: IngestRun, hands: int, size: int, baseline: float) -> None:
@@ -299,17 +305,11 @@ def main() -> None:
             for path in files:
                 writer.write(path, path.name)
         text_bytes = sum(path.stat().st_size for path in files)
-        started = time.perf_counter()
-        hands, _ = naive_scan(files)
-        baseline = time.perf_counter() - started
         print(
-            f"large files: {hands} hands in {len(files)} files, {text_bytes / 1e6:.0f} MB text,"
+            f"large files: {len(files)} files, {text_bytes / 1e6:.0f} MB text,"
             f" zip {archive.stat().st_size / 1e6:.0f} MB"
         )
-        print(
-            f"{'naive regex loop (1 thread)':34s} {baseline:7.2f} s {hands / baseline:10,.0f}"
-            f" hands/s {text_bytes / 1e6 / baseline:7.1f} MB/s"
-        )
+        hands, _, baseline = _timed_naive_scan(files)
         runs = [
             run_ingest("hilo ingest folder", [folder], Path(scratch) / "out-folder", None),
             run_ingest("hilo ingest zip", [archive], Path(scratch) / "out-zip", None),

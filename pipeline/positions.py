@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-__all__ = ["POSITION_LABELS", "assign_positions"]
+__all__ = ["POSITION_LABELS", "assign_positions", "labels_after_button"]
 
 # Labels of the seats between the big blind and the button, first to act first.
 _MIDDLE: dict[int, tuple[str, ...]] = {
@@ -24,7 +24,7 @@ _MIDDLE: dict[int, tuple[str, ...]] = {
 }
 
 
-def _labels(players: int) -> tuple[str, ...]:
+def labels_after_button(players: int) -> tuple[str, ...]:
     """Labels in clockwise order starting at the seat after the button."""
     if players == 2:
         return ("BB", "SB")
@@ -35,7 +35,7 @@ POSITION_LABELS = pl.DataFrame(
     [
         {"players": players, "order": order, "position": label}
         for players in range(2, 11)
-        for order, label in enumerate(_labels(players))
+        for order, label in enumerate(labels_after_button(players))
     ],
     schema={"players": pl.UInt32, "order": pl.UInt32, "position": pl.String},
 )

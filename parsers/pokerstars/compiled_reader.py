@@ -24,6 +24,7 @@ import polars as pl
 import pyarrow as pa
 
 from parsers.pokerstars.forms import ACTION_VERBS
+from pipeline.positions import labels_after_button
 from parsers.byte_kernels import (
     card_list,
     ends_with,
@@ -986,20 +987,9 @@ def split_descriptions(data, starts, ends):  # type: ignore[no-untyped-def]
 # Position labels clockwise from the seat after the button, for 2..10 players dealt in (as
 # pipeline.positions labels them).
 POSITION_LABELS = ("BTN", "SB", "BB", "UTG", "UTG+1", "UTG+2", "UTG+3", "LJ", "HJ", "CO")
-_LABEL_ORDER = {
-    2: ("BB", "SB"),
-    3: ("SB", "BB", "BTN"),
-    4: ("SB", "BB", "CO", "BTN"),
-    5: ("SB", "BB", "UTG", "CO", "BTN"),
-    6: ("SB", "BB", "UTG", "HJ", "CO", "BTN"),
-    7: ("SB", "BB", "UTG", "LJ", "HJ", "CO", "BTN"),
-    8: ("SB", "BB", "UTG", "UTG+1", "LJ", "HJ", "CO", "BTN"),
-    9: ("SB", "BB", "UTG", "UTG+1", "UTG+2", "LJ", "HJ", "CO", "BTN"),
-    10: ("SB", "BB", "UTG", "UTG+1", "UTG+2", "UTG+3", "LJ", "HJ", "CO", "BTN"),
-}
 _LABELS = np.full((11, 10), -1, dtype=np.int8)
-for _players, _order in _LABEL_ORDER.items():
-    for _k, _label in enumerate(_order):
+for _players in range(2, 11):
+    for _k, _label in enumerate(labels_after_button(_players)):
         _LABELS[_players, _k] = POSITION_LABELS.index(_label)
 _BUTTON = POSITION_LABELS.index("BTN")
 _CUTOFF = POSITION_LABELS.index("CO")
