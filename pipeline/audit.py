@@ -1277,7 +1277,9 @@ class UnitSummary:
 # Parquet metadata of an audit output: JSON list of the hands parts it covers (or null).
 HAND_PARTS_KEY = b"hilo.hand_parts"
 UNIT_HANDS = 20_000  # hands per unit: bounds a task's memory (2 workers + driver < 1 GiB)
-BUTTON_MEMORY = "256MB"  # DuckDB's limit for the button check; beyond it, it spills to disk
+# DuckDB's limit for the button check; beyond it, it spills to disk. 256 MB ran out of memory on
+# the second audit of a 1,000,000-hand archive (its window operators cannot spill all of it).
+BUTTON_MEMORY = "512MB"
 AUDIT_TABLES = ("payouts", "discrepancies", "allin_equity")
 _EXAMPLES = 3
 
