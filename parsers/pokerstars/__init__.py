@@ -29,7 +29,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.pokerstars import compiled_reader
-from parsers.pokerstars.block_parser import BlockParser, parse_with_block_parser
+from parsers.pokerstars.block_parser import BlockParser, file_layout, parse_with_block_parser
 from parsers.pokerstars.compiled_tables import compiled_tables
 from parsers.pokerstars.forms import _HAND_START_LINE, HAND_START, SITE
 from parsers.pokerstars.tables import merged, results_by_file, stored
@@ -86,12 +86,8 @@ class PokerStarsParser:
         batch of files at a time rather than file by file.
         """
         starts = lines.str.contains(HAND_START).fill_null(False).to_numpy()
-        new_file = np.zeros(len(lines), dtype=bool)
-        new_file[file_starts[file_starts < len(lines)]] = True
+        new_file, file_of_line = file_layout(file_starts, len(lines))
         new_file[:1] = True  # the block's first line opens a segment whatever it is
-        file_of_line = np.zeros(len(lines), dtype=np.int32)
-        file_of_line[file_starts[(file_starts > 0) & (file_starts < len(lines))]] = 1
-        file_of_line = np.cumsum(file_of_line, dtype=np.int32)
         read = compiled_reader.read_block(lines, starts, new_file)
         segment_file = file_of_line[read.first_line]
         parts = []

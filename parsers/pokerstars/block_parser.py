@@ -157,6 +157,15 @@ def stake_columns() -> dict[str, pl.Expr]:
     }
 
 
+def file_layout(file_starts: np.ndarray, lines: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(new_file, file_of_line)``: which lines open a file, and each line's file index."""
+    new_file = np.zeros(lines, dtype=bool)
+    new_file[file_starts[file_starts < lines]] = True
+    file_of_line = np.zeros(lines, dtype=np.int32)
+    file_of_line[file_starts[(file_starts > 0) & (file_starts < lines)]] = 1
+    return new_file, np.cumsum(file_of_line, dtype=np.int32)
+
+
 class BlockParser:
     """The state of one parse: a frame of lines plus the per-hand verdicts built from it."""
 
@@ -169,12 +178,7 @@ class BlockParser:
     ) -> None:
         self.source_files = pl.Series("source_file", source_files, dtype=pl.String)
         starts = lines.str.contains(HAND_START).fill_null(False)
-        file_of_line = np.zeros(len(lines), dtype=np.int32)
-        new_file = np.zeros(len(lines), dtype=bool)
-        inner = file_starts[(file_starts > 0) & (file_starts < len(lines))]
-        file_of_line[inner] = 1
-        file_of_line = np.cumsum(file_of_line, dtype=np.int32)
-        new_file[file_starts[file_starts < len(lines)]] = True
+        new_file, file_of_line = file_layout(file_starts, len(lines))
         # A hand never runs across files: every file start opens a new segment, which is a
         # hand when it begins with a header and a file's preamble otherwise.
         segment = np.cumsum(starts.to_numpy() | new_file, dtype=np.int32) - 1

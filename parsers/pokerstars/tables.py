@@ -30,7 +30,7 @@ class BlockTables:
         """The same tables with segment ``k`` renamed ``segments[k]`` (an increasing map)."""
 
         def renumber(frame: pl.DataFrame) -> pl.DataFrame:
-            hand = segments[frame["hand"].to_numpy()] if frame.height else np.zeros(0, np.int32)
+            hand = segments[frame["hand"].to_numpy()]
             return frame.with_columns(hand=pl.Series("hand", hand, dtype=pl.Int32))
 
         return BlockTables(
