@@ -99,7 +99,7 @@ def synthesise_dataset(root: Path, seed: dict[str, pl.DataFrame], hands: int) ->
 
     import json
 
-    from pipeline.audit import HAND_PARTS_KEY
+    from pipeline.audit_outputs import HAND_PARTS_KEY
     from pipeline.dataset import commit_manifest, part_name, stable_id, write_parquet
     from pipeline.schema import FILES
     from pipeline.schema import TABLES as SCHEMAS

@@ -44,7 +44,17 @@ from pipeline.hand_keys import (
     match_actions,
     number_hands,
 )
-from pipeline.equity import ALLIN_EQUITY_SCHEMA, allin_equity_rows, find_spots
+from pipeline.audit_outputs import (
+    ALLIN_EQUITY_SCHEMA,
+    DISCREPANCY_SCHEMA,
+    FINDING_KINDS,
+    FINDING_SCHEMA,
+    HAND_PARTS_KEY,
+    PAYOUT_SCHEMA,
+    SEVERITIES,
+    SEVERITY,
+)
+from pipeline.equity import allin_equity_rows, find_spots
 from pipeline.payouts import HALF_NAMES, PayoutTable, PotTable, build_pots, rake_by_pot, split_pots
 from pipeline.profiles import SiteProfile, site_profile
 from pipeline.rake_schedules import ScheduleError, ScheduleRule, load_schedule
@@ -67,77 +77,7 @@ __all__ = [
     "with_severity",
 ]
 
-FINDING_KINDS = (
-    "payout",
-    "missing_winner",
-    "unexpected_winner",
-    "odd_chip",
-    "rake",
-    "chip_conservation",
-    "bet_size",
-    "raise_cap",
-    "pot_limit",
-    "blinds",
-    "action_order",
-    "button",
-    "hand_description",
-    "payout_lines",
-    "uncalled_unprinted",
-    "unevaluable",
-)
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
-# What a finding costs a person to act on: ``money`` (money per player per pot differs from the
-# rules'), ``rules`` (the game was not played by its rules), ``wording`` (the text says it
-# differently, the money is the same), ``info`` (the audit could not judge: not an error).
-SEVERITIES = ("money", "rules", "wording", "info")
-SEVERITY: dict[str, str] = {
-    "payout": "money",
-    "missing_winner": "money",
-    "unexpected_winner": "money",
-    "odd_chip": "money",
-    "rake": "money",
-    "chip_conservation": "money",
-    "bet_size": "rules",
-    "raise_cap": "rules",
-    "pot_limit": "rules",
-    "blinds": "rules",
-    "action_order": "rules",
-    "button": "rules",
-    "hand_description": "wording",
-    "payout_lines": "wording",
-    "uncalled_unprinted": "wording",
-    "unevaluable": "info",
-}
-
-PAYOUT_SCHEMA = {
-    "site": pl.String,
-    "hand_id": pl.String,
-    "pot_index": pl.Int8,
-    "board_index": pl.Int8,
-    "half": pl.String,
-    "player": pl.String,
-    "amount": pl.Int64,
-}
-# The columns each check produces; `with_severity` adds the severity of every kind.
-FINDING_SCHEMA = {
-    "site": pl.String,
-    "hand_id": pl.String,
-    "player": pl.String,
-    "kind": pl.String,
-    "expected": pl.Int64,
-    "recorded": pl.Int64,
-    "detail": pl.String,
-}
-DISCREPANCY_SCHEMA = {
-    "site": pl.String,
-    "hand_id": pl.String,
-    "player": pl.String,
-    "kind": pl.String,
-    "severity": pl.String,
-    "expected": pl.Int64,
-    "recorded": pl.Int64,
-    "detail": pl.String,
-}
 
 
 def with_severity(findings: pl.DataFrame) -> pl.DataFrame:
@@ -1274,8 +1214,6 @@ class UnitSummary:
     money_affected: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
-# Parquet metadata of an audit output: JSON list of the hands parts it covers (or null).
-HAND_PARTS_KEY = b"hilo.hand_parts"
 UNIT_HANDS = 20_000  # hands per unit: bounds a task's memory (2 workers + driver < 1 GiB)
 # DuckDB's limit for the button check; beyond it, it spills to disk. 256 MB ran out of memory on
 # the second audit of a 1,000,000-hand archive (its window operators cannot spill all of it).

@@ -184,7 +184,7 @@ def keyed_betting_findings(
     """
     # Imported here: pipeline.audit calls this function, so a module-level import would be
     # circular.
-    from pipeline.audit import FINDING_SCHEMA
+    from pipeline.audit_outputs import FINDING_SCHEMA
 
     rules = _hand_rules(hands)
     players = _participants(seats, matched, hands.height)

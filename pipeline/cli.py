@@ -220,7 +220,7 @@ def _run_audit(
     with make_executor(scheduler, workers) as executor:
         # Absolute: the tasks may run in another working directory (a Dask worker).
         summary = run_audit(dataset.absolute(), rake_schedule, executor=executor, equity=equity)
-    from pipeline.audit import SEVERITY, SEVERITIES
+    from pipeline.audit_outputs import SEVERITIES, SEVERITY
     from pipeline.report import format_money
 
     total = sum(summary.findings_by_kind.values())

@@ -316,7 +316,7 @@ def _read_audit_output(root: Path, table: str) -> pa.Table:
     """Every unit file of an audit output, in path order, with ``site`` from its folder."""
     import polars as pl
 
-    from pipeline.equity import ALLIN_EQUITY_SCHEMA
+    from pipeline.audit_outputs import ALLIN_EQUITY_SCHEMA
 
     schema = pl.DataFrame(schema=ALLIN_EQUITY_SCHEMA).to_arrow().schema
     parts = []

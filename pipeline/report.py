@@ -655,7 +655,7 @@ def _overview(
 
 
 def _audit_section(root: Path, hands: pl.DataFrame, max_findings: int) -> dict[str, Any] | None:
-    from pipeline.audit import DISCREPANCY_SCHEMA, FINDING_KINDS
+    from pipeline.audit_outputs import DISCREPANCY_SCHEMA, FINDING_KINDS
 
     found = _audit_table(root, "discrepancies", DISCREPANCY_SCHEMA)
     if found is None:
@@ -1168,7 +1168,7 @@ def hand_results(
 def _with_allin(root: Path, frame: pl.DataFrame, players: list[str]) -> pl.DataFrame:
     """``frame`` (`hand_results`) with each hand's all-in adjustment: Σ (expected − paid) over
     the all-in pots of the player (audit output ``allin_equity``), 0.0 in other hands."""
-    from pipeline.equity import ALLIN_EQUITY_SCHEMA
+    from pipeline.audit_outputs import ALLIN_EQUITY_SCHEMA
 
     equity = _audit_table(root, "allin_equity", ALLIN_EQUITY_SCHEMA)
     if equity is None:
@@ -1278,7 +1278,7 @@ def _fallback_stats(rows: pl.DataFrame) -> dict[str, Any]:
 
 def _hilo_outcomes(root: Path, hands: pl.DataFrame, players: list[str]) -> pl.DataFrame:
     """Each main pot (first board) the audit paid one of ``players``, with its hi/lo outcome."""
-    from pipeline.audit import PAYOUT_SCHEMA
+    from pipeline.audit_outputs import PAYOUT_SCHEMA
 
     payouts = _audit_table(root, "payouts", PAYOUT_SCHEMA)
     assert payouts is not None
@@ -1827,7 +1827,7 @@ def _audit_html(data: ReportData) -> Safe:
     counts: dict[tuple[str, str], int] = {
         (kind, site): count for kind, _, site, count in audit["by_kind_site"].iter_rows()
     }
-    from pipeline.audit import SEVERITY
+    from pipeline.audit_outputs import SEVERITY
 
     kind_rows = []
     for kind, _, findings, hands in audit["by_kind"].iter_rows():

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from pipeline.audit_outputs import ALLIN_EQUITY_SCHEMA
 from pipeline.equity import enumeration
 from pipeline.equity.spots import SpotTable, find_spots
 
@@ -31,21 +32,6 @@ __all__ = [
     "spot_seeds",
 ]
 
-ALLIN_EQUITY_SCHEMA = {
-    "site": pl.String,
-    "hand_id": pl.String,
-    "player": pl.String,
-    "street": pl.Int8,
-    "pot_index": pl.Int8,
-    "contenders": pl.Int8,
-    "pot_amount": pl.Int64,
-    "equity": pl.Float64,
-    "expected_amount": pl.Float64,
-    "actual_amount": pl.Int64,
-    "exact": pl.Boolean,
-    "standard_error": pl.Float64,  # of expected_amount; 0 when exact
-    "runouts": pl.Int64,  # boards enumerated or sampled (the same for every row of the hand)
-}
 # Boards drawn for a sampled spot. A payout lies in [0, pot], so its variance is at most
 # pot² / 4 and the standard error of its mean at most pot / (2 √SAMPLES) = 0.1 % of the pot.
 SAMPLES = 250_000
