@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from pipeline.audit_outputs import PAYOUT_SCHEMA
 from pipeline.profiles import PROFILES, RakeRule, SiteProfile
 
 __all__ = [
@@ -597,14 +598,6 @@ def settle_tables(
         )
     return pl.DataFrame(
         rows,
-        schema={
-            "site": pl.String,
-            "hand_id": pl.String,
-            "pot_index": pl.Int8,
-            "board_index": pl.Int8,
-            "half": pl.String,
-            "player": pl.String,
-            "amount": pl.Int64,
-        },
+        schema=PAYOUT_SCHEMA,
         orient="row",
     )

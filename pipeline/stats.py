@@ -79,6 +79,8 @@ AUDIT_TABLES = {
 CHUNKED_TABLES = ("hands", "seats", "actions", "collections", "showdowns")
 # Models computed per part and stored as Parquet (pipeline.facts): the per hand and player facts.
 MATERIALISED = "fct_"
+# Fact models with a row per account, stored sorted by it: `--player` reads only its rows.
+ACCOUNT_FACTS = ("fct_hand_players", "fct_player_counts")
 # DuckDB's own share of a 1 GiB process (Python, Arrow and polars take the rest); beyond it
 # large sorts and joins spill to the temporary folder. ``$HILO_DUCKDB_MEMORY`` overrides it.
 DEFAULT_MEMORY_LIMIT = "640MiB"
@@ -139,8 +141,9 @@ _STAKES = re.compile(
 def model_files() -> list[tuple[str, str]]:
     """Return ``(stem, text)`` of every ``sql/*.sql`` file, in the order they must be created.
 
-    Layers go in `LAYERS` order; inside a layer a model comes after the models it reads
-    (``from``/``join`` references), then by name.
+    A model comes after the models it reads (``from``/``join`` references: DuckDB binds a
+    view or macro when it is created); among the models ready, layers go in `LAYERS` order,
+    then names (``fct_player_counts`` reads the ``rpt_player_counts`` macro, so it follows it).
     """
     found: dict[str, str] = {}
     for entry in resources.files("sql").iterdir():
@@ -150,25 +153,23 @@ def model_files() -> list[tuple[str, str]]:
     if unknown:
         raise ValueError(f"sql/ files outside the layers {LAYERS}: {unknown}")
 
+    def rank(stem: str) -> tuple[int, str]:
+        return next(i for i, layer in enumerate(LAYERS) if stem.startswith(layer)), stem
+
+    pending = sorted(found, key=rank)
+    reads = {
+        stem: {name for name in _references(found[stem]) if name in found and name != stem}
+        for stem in found
+    }
     ordered: list[tuple[str, str]] = []
     done: set[str] = set()
-    for layer in LAYERS:
-        pending = sorted(stem for stem in found if stem.startswith(layer))
-        while pending:
-            ready = [
-                stem
-                for stem in pending
-                if all(
-                    name in done or name not in pending or name == stem
-                    for name in _references(found[stem])
-                )
-            ]
-            if not ready:
-                raise ValueError(f"circular references between sql/ models: {pending}")
-            for stem in ready:
-                ordered.append((stem, found[stem]))
-                done.add(stem)
-                pending.remove(stem)
+    while pending:
+        ready = next((stem for stem in pending if reads[stem] <= done), None)
+        if ready is None:
+            raise ValueError(f"circular references between sql/ models: {pending}")
+        ordered.append((ready, found[ready]))
+        done.add(ready)
+        pending.remove(ready)
     return ordered
 
 
@@ -354,8 +355,7 @@ def find_sources(dataset: str | os.PathLike[str]) -> Sources:
 
 def source_schemas() -> dict[str, pa.Schema]:
     """The columns of every source view (for the empty view of a table with no file)."""
-    from pipeline.audit import DISCREPANCY_SCHEMA, PAYOUT_SCHEMA
-    from pipeline.equity import ALLIN_EQUITY_SCHEMA
+    from pipeline.audit_outputs import ALLIN_EQUITY_SCHEMA, DISCREPANCY_SCHEMA, PAYOUT_SCHEMA
     from pipeline.schema import TABLES
 
     schemas = {view: TABLES[view] for view in SOURCE_TABLES}
@@ -742,7 +742,7 @@ def _pruned_database(
         sources = register_sources(connection, root)
         load_models(connection, sources, facts=everything)
         for model, paths in chosen.items():
-            accounts = _accounts_meant(players, aliases) if model == "fct_hand_players" else None
+            accounts = _accounts_meant(players, aliases) if model in ACCOUNT_FACTS else None
             if paths:
                 fact_view(connection, model, paths, accounts)
             elif everything.get(model):  # nothing selected: no rows, the model's columns

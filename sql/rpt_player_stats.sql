@@ -7,7 +7,8 @@
 -- same index of alias_persons; site then lists the sites merged. Players at
 -- anonymous tables (account null: position labels) give no row; their hands
 -- still count in every total that is not per player.
--- inputs: fct_hand_players.
+-- inputs: fct_player_counts (the counts of every account's hands, per day,
+-- position and stakes).
 -- parameters:
 --   filter_players       varchar[]: a screen name (any site), 'site:name'
 --                        (one account) or a person of the aliases
@@ -52,22 +53,6 @@ aliases as (
 
 ),
 
-hand_players as (
-
-    select
-        facts.*,
-        coalesce(aliases.alias_person, facts.account) as identity_name,
-        -- an unmerged account is one site's; a person spans the sites listed
-        case
-            when aliases.alias_person is null then facts.site
-        end as identity_site
-    from fct_hand_players as facts
-    left join aliases
-        on facts.site || ':' || facts.account = aliases.alias_account
-    where facts.account is not null
-
-),
-
 selected as (
 
     select
@@ -78,14 +63,9 @@ selected as (
             when 'month' then month
             when 'site' then site
         end as group_value
-    from hand_players
+    from fct_player_counts
     where
-        (
-            filter_players is null
-            or list_contains(filter_players, identity_name)
-            or list_contains(filter_players, site || ':' || account)
-        )
-        and (filter_site is null or site = filter_site)
+        (filter_site is null or site = filter_site)
         and (filter_limit is null or limit_type = filter_limit)
         and (
             filter_stakes_small is null
@@ -102,6 +82,52 @@ selected as (
 
 ),
 
+-- every count column of fct_player_counts summed per account (then per
+-- player): the columns that are not dimensions; the big-blind sums are floats
+accounts as (
+
+    select
+        site,
+        account,
+        currency,
+        group_value,
+        any_value(money_scale) as money_scale,
+        cast(sum(columns(lambda c: c not in (
+            'site', 'account', 'currency', 'money_scale', 'position',
+            'limit_type', 'stakes', 'stakes_small_minor', 'stakes_big_minor',
+            'started_on', 'month', 'group_value'
+        ) and c not like 'net_won_big_%')) as bigint),
+        sum(columns(lambda c: c like 'net_won_big_%'))
+    from selected
+    group by site, account, currency, group_value
+
+),
+
+identified as (
+
+    select
+        accounts.*,
+        coalesce(aliases.alias_person, accounts.account) as identity_name,
+        -- an unmerged account is one site's; a person spans the sites listed
+        case
+            when aliases.alias_person is null then accounts.site
+        end as identity_site
+    from accounts
+    left join aliases
+        on accounts.site || ':' || accounts.account = aliases.alias_account
+
+),
+
+players as (
+
+    select * from identified
+    where
+        filter_players is null
+        or list_contains(filter_players, identity_name)
+        or list_contains(filter_players, site || ':' || account)
+
+),
+
 counted as (
 
     select
@@ -111,73 +137,14 @@ counted as (
         group_value,
         string_agg(distinct site, ',' order by site) as site,
         any_value(money_scale) as money_scale,
-        count(*)::bigint as hands,
-        count_if(is_walk)::bigint as walks,
-        count_if(is_vpip)::bigint as vpip_hands,
-        count_if(is_pfr)::bigint as pfr_hands,
-        count_if(pfr_chance)::bigint as pfr_chances,
-        count_if(made_three_bet)::bigint as three_bets,
-        count_if(faced_two_bet)::bigint as three_bet_chances,
-        count_if(folded_to_three_bet)::bigint as three_bet_folds,
-        count_if(faced_three_bet)::bigint as fold_to_three_bet_chances,
-        count_if(is_opener and folded_to_three_bet)::bigint
-            as opener_three_bet_folds,
-        count_if(is_opener and faced_three_bet)::bigint
-            as opener_fold_to_three_bet_chances,
-        count_if(made_four_bet)::bigint as four_bets,
-        count_if(faced_three_bet_or_more)::bigint as four_bet_chances,
-        count_if(made_steal)::bigint as steals,
-        count_if(steal_chance)::bigint as steal_chances,
-        count_if(folded_to_steal)::bigint as steal_folds,
-        count_if(fold_to_steal_chance)::bigint as fold_to_steal_chances,
-        count_if(made_limp)::bigint as limps,
-        count_if(limp_chance)::bigint as limp_chances,
-        count_if(made_cold_call)::bigint as cold_calls,
-        count_if(faced_two_bet_cold)::bigint as cold_call_chances,
-        sum(postflop_bets)::bigint as postflop_bets,
-        sum(postflop_raises)::bigint as postflop_raises,
-        sum(postflop_calls)::bigint as postflop_calls,
-        sum(postflop_folds)::bigint as postflop_folds,
-        count_if(made_flop_cbet)::bigint as flop_cbets,
-        count_if(flop_cbet_chance)::bigint as flop_cbet_chances,
-        count_if(made_turn_cbet)::bigint as turn_cbets,
-        count_if(turn_cbet_chance)::bigint as turn_cbet_chances,
-        count_if(folded_to_flop_cbet)::bigint as flop_cbet_folds,
-        count_if(fold_to_flop_cbet_chance)::bigint
-            as fold_to_flop_cbet_chances,
-        count_if(folded_to_turn_cbet)::bigint as turn_cbet_folds,
-        count_if(fold_to_turn_cbet_chance)::bigint
-            as fold_to_turn_cbet_chances,
-        count_if(made_flop_check_raise)::bigint as flop_check_raises,
-        count_if(flop_check_raise_chance)::bigint as flop_check_raise_chances,
-        sum(check_raises)::bigint as check_raises,
-        sum(check_raise_chances)::bigint as check_raise_chances,
-        count_if(saw_flop)::bigint as flops_seen,
-        count_if(went_to_showdown)::bigint as showdowns,
-        count_if(won_at_showdown)::bigint as showdowns_won,
-        count_if(saw_flop and collected > 0)::bigint as flops_won,
-        count_if(won_without_showdown)::bigint as won_without_showdown_hands,
-        cast(sum(net_won) as bigint) as net_won_minor,
-        sum(rake_paid_micros)::bigint as rake_paid_micros,
-        sum(net_won / big_blind) as net_won_big_blinds,
-        sum(net_won / big_bet) as net_won_big_bets,
-        count_if(is_hilo_showdown)::bigint as hilo_showdowns,
-        count_if(is_scoop)::bigint as scoops,
-        count_if(is_high_only)::bigint as high_only_wins,
-        count_if(is_low_only)::bigint as low_only_wins,
-        count_if(is_quartered)::bigint as quartered,
-        count_if(is_three_quartered)::bigint as three_quartered,
-        count_if(is_chopped)::bigint as chopped,
-        count_if(won_high)::bigint as high_wins,
-        count_if(won_low)::bigint as low_wins,
-        cast(sum(main_pot_collected) filter (where is_hilo_showdown) as bigint)
-            as showdown_main_pots_collected,
-        cast(sum(main_pot_amount) filter (where is_hilo_showdown) as bigint)
-            as showdown_main_pots,
-        count_if(not is_balanced)::bigint as unbalanced_hands
-    from selected
+        cast(sum(columns(lambda c: c not in (
+            'site', 'account', 'currency', 'group_value', 'money_scale',
+            'identity_name', 'identity_site'
+        ) and c not like 'net_won_big_%')) as bigint),
+        sum(columns(lambda c: c like 'net_won_big_%'))
+    from players
     group by identity_name, identity_site, currency, group_value
-    having count(*) >= coalesce(minimum_hands, 0)
+    having sum(hands) >= coalesce(minimum_hands, 0)
 
 ),
 

@@ -27,27 +27,34 @@ from pipeline.ingest import ingest
 from pipeline.stats import DATABASE_NAME, compute_stats, open_database
 
 REPO = Path(__file__).resolve().parent.parent
+FACT_MODELS = ("fct_hand_players", "fct_player_counts")  # one part of each per hands part
 BATCH_BYTES = 200_000  # many small ingest parts
 
 
-def reference_facts(root: Path) -> pl.DataFrame:
+FACT_KEYS = {
+    "fct_hand_players": ["site", "hand_id", "player"],
+    "fct_player_counts": ["site", "account", "currency", "position", "stakes", "started_on"],
+}
+
+
+def reference_facts(root: Path, model: str = "fct_hand_players") -> pl.DataFrame:
     """The one-pass facts; its 128-bit sums as int64, as the stored parts hold them."""
     connection = open_database(root, persistent=False, stored_facts=False)
     try:
-        frame = connection.sql("select * from fct_hand_players").pl()
+        frame = connection.sql(f"select * from {model}").pl()
     finally:
         connection.close()
     wide = [name for name, kind in frame.schema.items() if kind == pl.Decimal(38, 0)]
-    return frame.with_columns(pl.col(wide).cast(pl.Int64)).sort("site", "hand_id", "player")
+    return frame.with_columns(pl.col(wide).cast(pl.Int64)).sort(FACT_KEYS[model])
 
 
-def stored_facts(root: Path) -> pl.DataFrame:
+def stored_facts(root: Path, model: str = "fct_hand_players") -> pl.DataFrame:
     connection = open_database(root, persistent=False)
     try:
-        frame = connection.sql("select * from fct_hand_players").pl()
+        frame = connection.sql(f"select * from {model}").pl()
     finally:
         connection.close()
-    return frame.sort("site", "hand_id", "player")
+    return frame.sort(FACT_KEYS[model])
 
 
 def reference_stats(root: Path, **filters: object) -> pl.DataFrame:
@@ -101,8 +108,21 @@ def first(tmp_path: Path, archive: Path) -> Path:
 
 def test_facts_equal_one_pass_and_only_new_parts_are_computed(first: Path, archive: Path) -> None:
     summary = refresh_facts(first)
-    assert summary.computed == len(summary.parts["fct_hand_players"]) > 3
+    assert set(summary.parts) == set(FACT_MODELS)
+    assert summary.computed == len(FACT_MODELS) * len(summary.parts["fct_hand_players"]) > 3
     assert_frame_equal(stored_facts(first), reference_facts(first))
+    # Counts are per part: a day of one account may be in two parts; their sums are the same.
+    dimensions = [
+        "site", "account", "currency", "money_scale", "position", "limit_type", "stakes",
+        "stakes_small_minor", "stakes_big_minor", "started_on", "month",
+    ]  # fmt: skip
+    stored, reference = (
+        frame.group_by(dimensions).agg(pl.all().sum()).sort(dimensions, nulls_last=True)
+        for frame in (
+            stored_facts(first, "fct_player_counts"), reference_facts(first, "fct_player_counts")
+        )
+    )
+    assert_frame_equal(stored, reference)
     assert_same_stats(first)
     before = fact_files(first)
     # Nothing changed: nothing computed.
@@ -114,7 +134,7 @@ def test_facts_equal_one_pass_and_only_new_parts_are_computed(first: Path, archi
     hand_parts = {part.hand_part for part in summary.parts["fct_hand_players"]}
     later = refresh_facts(first)
     new_parts = {part.hand_part for part in later.parts["fct_hand_players"]} - hand_parts
-    assert later.computed == len(new_parts) > 0
+    assert later.computed == len(FACT_MODELS) * len(new_parts) > 0
     assert later.kept == summary.computed
     after = fact_files(first)
     assert {path: after[path] for path in before} == before  # old facts untouched
@@ -126,7 +146,7 @@ def test_facts_equal_one_pass_and_only_new_parts_are_computed(first: Path, archi
     # A new audit (the new hands get payouts): the parts that read the audit are recomputed.
     run_audit(first, rake_schedule="generated")
     audited = refresh_facts(first)
-    assert audited.computed == len(audited.parts["fct_hand_players"])
+    assert audited.computed == len(FACT_MODELS) * len(audited.parts["fct_hand_players"])
     assert_frame_equal(stored_facts(first), reference_facts(first))
     # The replaced facts are gone; the manifest names exactly the files there are.
     listed = {part.path for part in read_fact_manifest(first)}
