@@ -177,6 +177,34 @@ def test_a_model_change_recomputes_what_reads_it(
     changed = refresh_facts(first)
     assert changed.computed == summary.computed  # fct_hand_players reads stg_actions
 
+    def with_changed_counts() -> list[tuple[str, str]]:
+        return [
+            (stem, text + "\n-- changed\n" if stem == "fct_player_counts" else text)
+            for stem, text in with_changed_staging()
+        ]
+
+    # Only the counts change: they are computed again from the stored fct_hand_players parts.
+    monkeypatch.setattr(stats, "model_files", with_changed_counts)
+    hand_players = {
+        path: mtime for path, mtime in fact_files(first).items() if "/fct_hand_players/" in path
+    }
+    found: list[str | None] = []
+    stored_fact = facts_module._stored_fact
+
+    def spy(*arguments: object) -> str | None:
+        found.append(stored_fact(*arguments))  # type: ignore[arg-type]
+        return found[-1]
+
+    monkeypatch.setattr(facts_module, "_stored_fact", spy)
+    counts_only = refresh_facts(first)
+    assert counts_only.computed == len(counts_only.parts["fct_player_counts"]) > 3
+    assert len(found) == counts_only.computed and None not in found  # read, not recomputed
+    assert {
+        path: mtime for path, mtime in fact_files(first).items() if "/fct_hand_players/" in path
+    } == hand_players
+    assert_same_stats(first)
+    assert_same_stats(first, by="position")
+
 
 def test_filters_read_only_the_parts_they_need(first: Path) -> None:
     refresh_facts(first)
