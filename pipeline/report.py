@@ -508,35 +508,35 @@ def build_report(
     audit = _audit_section(root, hands, max_findings)
 
     # Anonymous tables (position labels for names) have no players to report on; their hands
-    # still count in the overview, site and stakes tables.
-    seats = (
-        _scan(root, "seats", ["site", "hand_id", "player", "position", "sitting_out"])
-        .filter(~pl.col("sitting_out").fill_null(False) & pl.col("player").is_not_null())
-        .filter(~pl.col("site").is_in(list(ANONYMOUS_SITES)))
-        .join(hands.lazy().select(HAND_KEY), on=HAND_KEY, how="semi")
-        .collect()
-    )
-    counts = seats.group_by("player").len().sort("len", "player", descending=[True, False])
-    requested = [str(name) for name in players] if players else []
-    if requested:
-        known = dict(counts.filter(pl.col("player").is_in(requested)).iter_rows())
-        chosen = [name for name in dict.fromkeys(requested) if name in known]
-        missing = [name for name in dict.fromkeys(requested) if name not in known]
-    else:
-        chosen = counts.head(max(0, top))["player"].to_list()
-        missing = []
+    # still count in the overview, site and stakes tables. A player's rows come from the
+    # stored facts, read only where the player's accounts are (`pipeline.stats`).
+    from pipeline.stats import pruned_database
 
-    chosen_seats = seats.filter(pl.col("player").is_in(chosen))
-    # A section is one name over every site it played on (docs/stats.md: aliases).
-    accounts = {
-        f"{site}:{name}": name
-        for site, name in chosen_seats.select("site", "player").unique().iter_rows()
-    }
-    stats_frame, stats_note = _player_stats(
-        root, chosen, first, last, chosen_seats.select(HAND_KEY).unique(), accounts
-    )
+    requested = [str(name) for name in players] if players else []
+    facts = pruned_database(root, requested or None, since=first, until=last)
+    try:
+        if requested:
+            frame = hand_results(facts, requested, first, last)
+            known = set(frame["player"].to_list())
+            chosen = [name for name in dict.fromkeys(requested) if name in known]
+            missing = [name for name in dict.fromkeys(requested) if name not in known]
+        else:
+            chosen = _most_hands(facts, max(0, top), first, last)
+            missing = []
+            if chosen:  # read again, only where their accounts are
+                facts.close()
+                facts = pruned_database(root, chosen, since=first, until=last)
+            frame = hand_results(facts, chosen, first, last)
+        # A section is one name over every site it played on (docs/stats.md: aliases).
+        accounts = {
+            f"{site}:{name}": name
+            for site, name in frame.select("site", "player").unique().iter_rows()
+        }
+        stats_frame, stats_note = _player_stats(facts, root, chosen, first, last, accounts)
+    finally:
+        facts.close()
     sections = _player_sections(
-        root, hands, seats, chosen, audit is not None, stats_frame, max_points
+        root, hands, frame, chosen, audit is not None, stats_frame, max_points
     )
     return ReportData(
         dataset=str(root),
@@ -965,32 +965,26 @@ def key_lines(lines: Sequence[str], player: str | None) -> list[str]:
 
 
 def _player_stats(
+    facts: Any,
     root: Path,
     players: list[str],
     first: dt.date | None,
     last: dt.date | None,
-    hand_keys: pl.DataFrame | None = None,
-    accounts: dict[str, str] | None = None,
+    accounts: dict[str, str],
 ) -> tuple[pl.DataFrame | None, str | None]:
-    """`pipeline.stats.compute_stats` for ``players``.
+    """`pipeline.stats.compute_stats` for ``players`` on the connection ``facts``.
 
-    The stored facts (`pipeline.facts`) are refreshed and read only where the players'
-    accounts are; ``hand_keys`` is no longer needed. ``accounts`` are the aliases
-    (``{"site:name": name}``) that make one row of a name over all its sites, as the report's
-    sections are.
+    ``accounts`` are the aliases (``{"site:name": name}``) that make one row of a name over all
+    its sites, as the report's sections are.
     """
     if not players:
         return None, None
+    from pipeline.stats import compute_stats
+
     try:
-        from pipeline.stats import compute_stats
-    except ImportError:
-        return None, (
-            "pipeline.stats is not available: the statistics table shows the few "
-            "numbers computed here from the tables"
+        frame = compute_stats(
+            root, players=players, since=first, until=last, aliases=accounts, connection=facts
         )
-    del hand_keys  # the stored facts are read pruned to the players' accounts instead
-    try:
-        frame = compute_stats(root, players=players, since=first, until=last, aliases=accounts)
     except Exception as error:  # noqa: BLE001 - the rest of the report is still worth having
         return None, (
             f"the statistics could not be computed ({type(error).__name__}: {error}); "
@@ -999,45 +993,28 @@ def _player_stats(
     return frame, None
 
 
-def narrowed_database(root: Path, hand_keys: pl.DataFrame) -> Any:
-    """An in-memory DuckDB connection holding the stats models over ``hand_keys``' hands only.
-
-    The sources are registered as `pipeline.stats` registers them; each view with ``site`` and
-    ``hand_id`` columns is then copied, keeping only the hands in ``hand_keys``, into a table
-    that replaces it, before the models are loaded on top.
-    """
-    from pipeline.stats import connect, load_models, register_sources
-
-    connection = connect(":memory:")
-    try:
-        connection.execute("begin transaction")
-        views = register_sources(connection, root)
-        connection.register("_report_hand_keys", hand_keys.select(HAND_KEY).to_arrow())
-        for view in views:
-            columns = {row[0] for row in connection.execute(f"describe {view}").fetchall()}
-            if not {"site", "hand_id"} <= columns:
-                continue
-            # View names come from pipeline.stats, never from users. Each source is read once
-            # into a (small) table: the models then never scan the whole dataset again.
-            connection.execute(
-                f"create table _report_{view} as select source.* from {view} as source "
-                "semi join _report_hand_keys as wanted "
-                "on source.site = wanted.site and source.hand_id = wanted.hand_id"
-            )
-            connection.execute(f"drop view {view}")
-            connection.execute(f"create view {view} as select * from _report_{view}")
-        load_models(connection, views, facts=None)
-        connection.execute("commit")
-    except BaseException:
-        connection.close()
-        raise
-    return connection
+def _most_hands(facts: Any, top: int, first: dt.date | None, last: dt.date | None) -> list[str]:
+    """The ``top`` screen names with the most hands (over every site), most first."""
+    rows = facts.sql(
+        """
+        select account, sum(hands) as hands
+        from fct_player_counts
+        where not list_contains(cast($anonymous as varchar[]), site)
+            and ($since is null or started_on >= cast($since as date))
+            and ($until is null or started_on <= cast($until as date))
+        group by account
+        order by hands desc, account
+        limit $top
+        """,
+        params={"anonymous": list(ANONYMOUS_SITES), "since": first, "until": last, "top": top},
+    ).fetchall()
+    return [account for account, _ in rows]
 
 
 def _player_sections(
     root: Path,
     hands: pl.DataFrame,
-    seats: pl.DataFrame,
+    frame: pl.DataFrame,
     chosen: list[str],
     audited: bool,
     stats: pl.DataFrame | None,
@@ -1045,7 +1022,6 @@ def _player_sections(
 ) -> list[PlayerSection]:
     if not chosen:
         return []
-    frame = hand_results(root, hands, seats, chosen)
     hilo = _hilo_outcomes(root, hands, chosen) if audited else None
     if audited:
         frame = _with_allin(root, frame, chosen)
@@ -1092,77 +1068,38 @@ def _player_sections(
 
 
 def hand_results(
-    root: Path, hands: pl.DataFrame, seats: pl.DataFrame, players: Sequence[str]
+    facts: Any, players: Sequence[str], first: dt.date | None, last: dt.date | None
 ) -> pl.DataFrame:
-    """One row per hand of ``players``: net won, showdown, position, stakes, time.
+    """One row per hand of ``players`` (fct_hand_players on the connection ``facts``): net won,
+    showdown, position, stakes, time, in the order of play.
 
-    ``net`` = collected − chips put in (blinds, antes, calls, bets, raises) + uncalled bets
-    returned, in the hand's minor unit. ``showdown``: the player never folded and at least two
-    players dealt in never folded (mucking at the showdown is not folding) — the definition of
-    the statistics layer.
+    ``net`` = collected − chips put in (blinds, antes, calls, bets, raises, less uncalled bets
+    returned), in the hand's minor unit; ``showdown``: the player never folded and at least two
+    players dealt in never folded — the statistics layer's own columns (docs/stats.md).
+    Anonymous tables (position labels for names) have no players to report on.
     """
-    names = list(players)
-    mine = seats.filter(pl.col("player").is_in(names)).select(*HAND_KEY, "player", "position")
-    keys = mine.select(HAND_KEY).unique()
-    dealt = seats.join(keys, on=HAND_KEY, how="semi").select(*HAND_KEY, "player")
-    actions = (
-        _scan(root, "actions", [*HAND_KEY, "player", "kind", "amount"])
-        .join(keys.lazy(), on=HAND_KEY, how="semi")
-        .collect()
-    )
-    folders = (
-        actions.filter(pl.col("kind") == "fold")
-        .select(*HAND_KEY, "player")
-        .unique()
-        .join(dealt, on=[*HAND_KEY, "player"], how="semi")
-        .group_by(HAND_KEY)
-        .agg(folds=pl.len())
-    )
-    dealt_count = dealt.group_by(HAND_KEY).agg(dealt=pl.len())
-    money = (
-        actions.filter(pl.col("player").is_in(names))
-        .group_by(*HAND_KEY, "player")
-        .agg(
-            put_in=pl.col("amount").filter(pl.col("kind").is_in(MONEY_IN)).sum(),
-            returned=pl.col("amount").filter(pl.col("kind") == "uncalled_return").sum(),
-            folded=(pl.col("kind") == "fold").any(),
-        )
-    )
-    collected = (
-        _scan(root, "collections", [*HAND_KEY, "player", "amount"])
-        .filter(pl.col("player").is_in(names))
-        .join(keys.lazy(), on=HAND_KEY, how="semi")
-        .group_by(*HAND_KEY, "player")
-        .agg(collected=pl.col("amount").sum())
-        .collect()
-    )
-    joined = (
-        mine.join(
-            hands.select(
-                *HAND_KEY,
-                "started_at",
-                "currency",
-                "money_scale",
-                "big_blind",
-                "limit_type",
-                "stakes_small",
-                "stakes_big",
-                "is_tournament",
-            ),
-            on=HAND_KEY,
-        )
-        .join(money, on=[*HAND_KEY, "player"], how="left")
-        .join(collected, on=[*HAND_KEY, "player"], how="left")
-        .join(folders, on=HAND_KEY, how="left")
-        .join(dealt_count, on=HAND_KEY, how="left")
-    )
-    return joined.with_columns(
-        net=pl.col("collected").fill_null(0)
-        - pl.col("put_in").fill_null(0)
-        + pl.col("returned").fill_null(0),
-        showdown=~pl.col("folded").fill_null(False)
-        & ((pl.col("dealt") - pl.col("folds").fill_null(0)) >= 2),
-    ).sort("player", "started_at", "site", "hand_id", nulls_last=True)
+    query = """
+        select
+            site, hand_id, player, position, started_at, currency,
+            coalesce(money_scale, 1) as money_scale, big_blind, limit_type,
+            stakes_small_minor as stakes_small, stakes_big_minor as stakes_big,
+            is_tournament, net_won as net, went_to_showdown as showdown
+        from fct_hand_players
+        where list_contains(cast($players as varchar[]), player)
+            and not list_contains(cast($anonymous as varchar[]), site)
+            and ($since is null or started_on >= cast($since as date))
+            and ($until is null or started_on <= cast($until as date))
+        order by player, started_at, site, hand_id
+    """
+    parameters = {
+        "players": list(players),
+        "anonymous": list(ANONYMOUS_SITES),
+        "since": first,
+        "until": last,
+    }
+    frame = pl.from_arrow(facts.sql(query, params=parameters).to_arrow_table())
+    assert isinstance(frame, pl.DataFrame)
+    return frame
 
 
 def _with_allin(root: Path, frame: pl.DataFrame, players: list[str]) -> pl.DataFrame:

@@ -60,6 +60,7 @@ __all__ = [
     "model_files",
     "open_database",
     "parse_stakes",
+    "pruned_database",
     "register_sources",
 ]
 
@@ -598,7 +599,7 @@ def compute_stats(
         A connection from `open_database` to reuse; by default the stored facts are
         refreshed (on ``scheduler`` or ``workers`` local processes when there is much to
         compute) and an in-memory connection reads only the fact parts the filters need
-        (see `_pruned_database`).
+        (see `pruned_database`).
 
     Returns
     -------
@@ -652,7 +653,7 @@ def compute_stats(
     """
     own = connection is None
     database = (
-        _pruned_database(
+        pruned_database(
             Path(dataset),
             names,
             aliases,
@@ -689,15 +690,15 @@ def compute_stats(
     return frame
 
 
-def _pruned_database(
+def pruned_database(
     root: Path,
-    players: list[str] | None,
-    aliases: Aliases | None,
-    site: str | None,
-    limit: str | None,
-    stakes: tuple[str | None, str | None],
-    since: dt.date | None,
-    until: dt.date | None,
+    players: list[str] | None = None,
+    aliases: Aliases | None = None,
+    site: str | None = None,
+    limit: str | None = None,
+    stakes: tuple[str | None, str | None] = (None, None),
+    since: dt.date | None = None,
+    until: dt.date | None = None,
     *,
     scheduler: str | None = None,
     workers: int | None = None,

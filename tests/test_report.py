@@ -740,15 +740,16 @@ def test_run_ends_with_the_report(reported: Reported, tmp_path: Path) -> None:
 
 
 def test_statistics_over_the_players_hands_equal_the_whole_dataset(reported: Reported) -> None:
-    """The report narrows the stats models to the chosen players' hands: same numbers."""
+    """The report reads the facts only where the chosen players' accounts are: same numbers."""
     from pipeline.report import _player_stats
-    from pipeline.stats import compute_stats, open_database
+    from pipeline.stats import compute_stats, open_database, pruned_database
 
-    seats = pl.from_arrow(read_table(reported.dataset, "seats"))
-    assert isinstance(seats, pl.DataFrame)
     players = list(HOSTILE_PLAYERS)
-    keys = seats.filter(pl.col("player").is_in(players)).select("site", "hand_id").unique()
-    narrowed, note = _player_stats(reported.dataset, players, None, None, keys)
+    facts = pruned_database(reported.dataset, players)
+    try:
+        narrowed, note = _player_stats(facts, reported.dataset, players, None, None, {})
+    finally:
+        facts.close()
     assert note is None and narrowed is not None
     connection = open_database(reported.dataset, persistent=False)
     try:
