@@ -81,7 +81,7 @@ CHUNKED_TABLES = ("hands", "seats", "actions", "collections", "showdowns")
 # Models computed per part and stored as Parquet (pipeline.facts): the per hand and player facts.
 MATERIALISED = "fct_"
 # Fact models with a row per account, stored sorted by it: `--player` reads only its rows.
-ACCOUNT_FACTS = ("fct_hand_players", "fct_player_counts")
+ACCOUNT_FACTS = ("fct_hand_players", "fct_player_counts", "fct_player_totals")
 # DuckDB's own share of a 1 GiB process (Python, Arrow and polars take the rest); beyond it
 # large sorts and joins spill to the temporary folder. ``$HILO_DUCKDB_MEMORY`` overrides it.
 DEFAULT_MEMORY_LIMIT = "640MiB"

@@ -7,8 +7,8 @@
 -- same index of alias_persons; site then lists the sites merged. Players at
 -- anonymous tables (account null: position labels) give no row; their hands
 -- still count in every total that is not per player.
--- inputs: fct_player_counts (the counts of every account's hands, per day,
--- position and stakes).
+-- inputs: fct_player_totals (the counts of every account's hands per part),
+-- fct_player_counts (the same per day, position and stakes).
 -- parameters:
 --   filter_players       varchar[]: a screen name (any site), 'site:name'
 --                        (one account) or a person of the aliases
@@ -53,7 +53,26 @@ aliases as (
 
 ),
 
+-- Without a filter on the hands (or grouped by site) the totals stored per
+-- part and account are enough (fct_player_totals); otherwise the counts per
+-- day, position and stakes (fct_player_counts) are selected. The conditions
+-- on the parameters are constants: DuckDB reads only one of the two.
 selected as (
+
+    select
+        *,
+        case when group_dimension = 'site' then site end as group_value
+    from fct_player_totals
+    where
+        filter_limit is null
+        and filter_stakes_small is null
+        and filter_stakes_big is null
+        and filter_since is null
+        and filter_until is null
+        and (group_dimension is null or group_dimension = 'site')
+        and (filter_site is null or site = filter_site)
+
+    union all by name
 
     select
         *,
@@ -65,7 +84,15 @@ selected as (
         end as group_value
     from fct_player_counts
     where
-        (filter_site is null or site = filter_site)
+        not (
+            filter_limit is null
+            and filter_stakes_small is null
+            and filter_stakes_big is null
+            and filter_since is null
+            and filter_until is null
+            and (group_dimension is null or group_dimension = 'site')
+        )
+        and (filter_site is null or site = filter_site)
         and (filter_limit is null or limit_type = filter_limit)
         and (
             filter_stakes_small is null
@@ -82,8 +109,8 @@ selected as (
 
 ),
 
--- every count column of fct_player_counts summed per account (then per
--- player): the columns that are not dimensions; the big-blind sums are floats
+-- every count column summed per account (then per player): the columns that
+-- are not dimensions; the big-blind sums are floats
 accounts as (
 
     select

@@ -27,7 +27,7 @@ from pipeline.ingest import ingest
 from pipeline.stats import DATABASE_NAME, compute_stats, open_database
 
 REPO = Path(__file__).resolve().parent.parent
-FACT_MODELS = ("fct_hand_players", "fct_player_counts")  # one part of each per hands part
+FACT_MODELS = ("fct_hand_players", "fct_player_counts", "fct_player_totals")  # a part each
 BATCH_BYTES = 200_000  # many small ingest parts
 
 
@@ -183,7 +183,7 @@ def test_a_model_change_recomputes_what_reads_it(
             for stem, text in with_changed_staging()
         ]
 
-    # Only the counts change: they are computed again from the stored fct_hand_players parts.
+    # Only the counts change: they (and the totals) are computed again from the stored parts.
     monkeypatch.setattr(stats, "model_files", with_changed_counts)
     hand_players = {
         path: mtime for path, mtime in fact_files(first).items() if "/fct_hand_players/" in path
@@ -196,9 +196,9 @@ def test_a_model_change_recomputes_what_reads_it(
         return found[-1]
 
     monkeypatch.setattr(facts_module, "_stored_fact", spy)
-    counts_only = refresh_facts(first)
-    assert counts_only.computed == len(counts_only.parts["fct_player_counts"]) > 3
-    assert len(found) == counts_only.computed and None not in found  # read, not recomputed
+    counts_only = refresh_facts(first)  # the counts, and the totals that read them
+    assert counts_only.computed == 2 * len(counts_only.parts["fct_player_counts"]) > 3
+    assert found and None not in found  # every upstream part read from its file
     assert {
         path: mtime for path, mtime in fact_files(first).items() if "/fct_hand_players/" in path
     } == hand_players
