@@ -401,19 +401,19 @@ def _compute(
     )
     order = [c for c in ("account", "player", "site", "hand_id") if c in columns]
     temporary = new_temporary_path((base / task.output).parent)
+    query = f"select {selected} from {task.model}"
     if task.hands <= ARROW_HANDS:
-        table = _write_in_arrow(connection, f"select {selected} from {task.model}", order, temporary)
-        written = connection.from_arrow(table)
+        rows_written = connection.from_arrow(_write_in_arrow(connection, query, order, temporary))
     else:
         ordering = f" order by {', '.join(order)} nulls last" if order else ""
         # Column names come from hilo's models; the path is a temporary name hilo made (hex).
         connection.execute(
-            f"copy (select {selected} from {task.model}{ordering}) to '{temporary}'"
+            f"copy ({query}{ordering}) to '{temporary}'"
             f" (format parquet, compression zstd, row_group_size {ROW_GROUP_ROWS})"
         )
-        written = connection.sql("select * from read_parquet(?)", params=[str(temporary)])
+        rows_written = connection.sql("select * from read_parquet(?)", params=[str(temporary)])
     fsync_file(temporary)
-    rows, first, last, stakes = _summary(written, columns)
+    rows, first, last, stakes = _summary(rows_written, columns)
     part = FactPart(
         model=task.model,
         hand_part=task.hand_part,

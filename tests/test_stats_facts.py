@@ -153,6 +153,19 @@ def test_facts_equal_one_pass_and_only_new_parts_are_computed(first: Path, archi
     assert listed == set(fact_files(first))
 
 
+def test_parts_too_large_for_arrow_are_written_by_duckdb_with_the_same_facts(
+    first: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(facts_module, "ARROW_HANDS", 0)  # every part takes DuckDB's path
+    summary = refresh_facts(first)
+    assert summary.computed == len(FACT_MODELS) * len(summary.parts["fct_hand_players"])
+    assert_frame_equal(stored_facts(first), reference_facts(first))
+    assert_same_stats(first)
+    assert_same_stats(first, by="stakes")
+    manifest = read_fact_manifest(first)
+    assert all(part.first_day is not None for part in manifest if part.model != "fct_player_totals")
+
+
 def test_a_model_change_recomputes_what_reads_it(
     first: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
