@@ -156,19 +156,23 @@ class RefreshSummary:
 # -- the models a fact model reads -------------------------------------------------------------
 
 
-def model_dependencies(stem: str, models: Mapping[str, str]) -> tuple[list[str], set[str]]:
-    """The models ``stem`` reads, transitively, in creation order, and the sources it reads."""
+def model_dependencies(
+    stem: str, models: Mapping[str, str], given: Iterable[str] = ()
+) -> tuple[list[str], set[str]]:
+    """The models ``stem`` reads, transitively, in creation order, and the sources it reads;
+    the models in ``given`` (read from stored facts) are listed but not followed."""
     from pipeline.stats import _references
 
     needed: list[str] = []
     sources: set[str] = set()
     seen: set[str] = set()
+    stops = set(given)
 
     def visit(name: str) -> None:
         if name in seen:
             return
         seen.add(name)
-        for reference in sorted(_references(models[name])):
+        for reference in sorted(() if name in stops else _references(models[name])):
             if reference in models and reference != name:
                 visit(reference)
             elif reference not in models:
@@ -360,31 +364,39 @@ def _compute(
     from pipeline.dataset import fsync_file, new_temporary_path
     from pipeline.stats import AUDIT_TABLES, MATERIALISED, Sources, _model_statement
 
-    needed, _ = model_dependencies(task.model, models)
     given = dict(task.inputs)
-    paths = {
-        view: [str(base / relative) for relative in given.get(view, ())] for view in schemas
+    # The fact models it reads come from this part's stored facts of them, where there are any.
+    stored = {
+        model: found
+        for model, outputs in given.items()
+        if model.startswith(MATERIALISED)
+        and (found := _stored_fact(base, outputs, written)) is not None
     }
-    audit = {view: paths.pop(view) for view in AUDIT_TABLES if paths.get(view)}
-    Sources(base, paths, dict(schemas)).point(connection, None)
-    for view, files in audit.items():
-        # The part's audit outputs, narrowed to its hands (view names are hilo's).
-        relation = connection.sql(
-            "select audited.* from read_parquet(?, hive_partitioning = true) as audited"
-            " semi join hands on audited.site = hands.site"
-            " and audited.hand_id = hands.hand_id",
-            params=[files],
-        )
-        relation.create_view(view, replace=True)
+    needed, sources = model_dependencies(task.model, models, stored)
+    if sources:  # the sources it reads (a view over one it does not read is not evaluated)
+        paths = {
+            view: [str(base / relative) for relative in given.get(view, ())]
+            for view in schemas
+            if view in sources
+        }
+        audit = {view: paths.pop(view) for view in AUDIT_TABLES if paths.get(view)}
+        Sources(base, paths, dict(schemas)).point(connection, None)
+        for view, files in audit.items():
+            # The part's audit outputs, narrowed to its hands (view names are hilo's).
+            relation = connection.sql(
+                "select audited.* from read_parquet(?, hive_partitioning = true) as audited"
+                " semi join hands on audited.site = hands.site"
+                " and audited.hand_id = hands.hand_id",
+                params=[files],
+            )
+            relation.create_view(view, replace=True)
     for stem in needed[:-1]:
-        if stem.startswith(MATERIALISED):  # this part's facts of it, or computed again
-            stored = _stored_fact(base, given.get(stem, ()), written)
-            if stored is not None:
-                relation = connection.sql("select * from read_parquet(?)", params=[stored])
-                relation.create_view(stem, replace=True)
-            else:
-                body = models[stem].strip().rstrip(";")
-                connection.execute(f"create or replace view {stem} as\n{body}")
+        if stem in stored:
+            relation = connection.sql("select * from read_parquet(?)", params=[stored[stem]])
+            relation.create_view(stem, replace=True)
+        elif stem.startswith(MATERIALISED):  # no stored facts of it: computed again
+            body = models[stem].strip().rstrip(";")
+            connection.execute(f"create or replace view {stem} as\n{body}")
         elif stem not in created:  # views bind by name: they follow the re-pointed sources
             connection.execute(_model_statement(stem, models[stem]))
             created.add(stem)
@@ -456,10 +468,11 @@ def _summary(
     relation: duckdb.DuckDBPyRelation, columns: set[str]
 ) -> tuple[int, dt.date | None, dt.date | None, tuple[Stakes, ...]]:
     """A fact part's manifest columns: its rows, first and last day and distinct stakes."""
-    count = relation.aggregate("count(*)").fetchall()[0][0]
     if not {"started_on", *STAKE_COLUMNS} <= columns:
-        return int(count), None, None, ()
-    first, last = relation.aggregate("min(started_on), max(started_on)").fetchall()[0]
+        return int(relation.aggregate("count(*)").fetchall()[0][0]), None, None, ()
+    count, first, last = relation.aggregate(
+        "count(*), min(started_on), max(started_on)"
+    ).fetchall()[0]
     stakes = relation.select(", ".join(STAKE_COLUMNS)).distinct().order("all").fetchall()
     return int(count), first, last, tuple(stakes)
 
