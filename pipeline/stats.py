@@ -144,7 +144,7 @@ def model_files() -> list[tuple[str, str]]:
 
     A model comes after the models it reads (``from``/``join`` references: DuckDB binds a
     view or macro when it is created); among the models ready, layers go in `LAYERS` order,
-    then names (``fct_player_counts`` reads the ``rpt_player_counts`` macro, so it follows it).
+    then names.
     """
     found: dict[str, str] = {}
     for entry in resources.files("sql").iterdir():
