@@ -178,7 +178,4 @@ def _read_defused(text: str) -> ElementTree.Element:
 def attribute(element: ElementTree.Element, name: str) -> str | None:
     """An attribute's value stripped of surrounding blanks; None when absent or empty."""
     value = element.get(name)
-    if value is None:
-        return None
-    value = value.strip()
-    return value or None
+    return (value.strip() or None) if value else None
