@@ -66,8 +66,9 @@ class IgtParser(XmlHandParser):
             return super().parse(lines, offsets, source_file)
         expanded: list[str] = []
         expanded_offsets: list[int] = []
+        budget = [_LOADED_CHARS]
         for text, offset in zip(texts, offsets.tolist(), strict=True):
-            for hand in _history_hands(text, self._loaded):
+            for hand in _history_hands(text, self._loaded, budget):
                 expanded.append(hand)
                 expanded_offsets.append(offset)
         try:
@@ -146,13 +147,19 @@ _SUITS = "dchs"
 _IGT_CODES = {str(number): CARD_CODES[RANKS[number % 13] + _SUITS[number // 13]] for number in range(52)}
 
 
+# Text of the one-hand documents a block keeps read (a decoded document holds ten times its
+# text in Python objects, and all of a block's are read before its hands): past it, re-read.
+_LOADED_CHARS = 4 << 20
 _HISTORY = re.compile(r'^\ufeff?\s*\{\s*"history"\s*:')
 
 
-def _history_hands(text: str, loaded: dict[str, list[Any]] | None = None) -> list[str]:
+def _history_hands(
+    text: str, loaded: dict[str, list[Any]] | None = None, budget: list[int] | None = None
+) -> list[str]:
     """The hands of a ``{"history": [...]}`` document, one JSON text each; the line itself
     when it is not such a document (it is then read, or refused, as one hand). A document
-    read here and kept as one hand is put in ``loaded`` under the text it was read from."""
+    read here and kept as one hand is put in ``loaded`` under the text it was read from, while
+    ``budget`` (characters of such texts still allowed) lasts."""
     if not _HISTORY.match(text):
         return [text]
     bare = text.lstrip("\ufeff")
@@ -162,7 +169,8 @@ def _history_hands(text: str, loaded: dict[str, list[Any]] | None = None) -> lis
         return [text]
     hands = document.get("history") if isinstance(document, dict) else None
     if not isinstance(hands, list) or len(hands) < 2 or len(document) != 1:
-        if loaded is not None:
+        if loaded is not None and budget is not None and budget[0] >= len(bare):
+            budget[0] -= len(bare)
             loaded.setdefault(bare, []).append(document)
         return [text]
     # Several hands in one document: each is read on its own, its text re-written compactly
