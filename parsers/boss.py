@@ -69,16 +69,27 @@ BOARD_STREETS = {"BOARD_FLOP": 1, "BOARD_TURN": 2, "BOARD_RIVER": 3}
 HALVES = {"WINTYPE_HI": "high", "WINTYPE_LO": "low", "WINTYPE_HILO": None}
 # RESULT descriptions that say the cards were not compared at a showdown.
 NOT_SHOWN = ("$(STR_BY_DEFAULT)", "$(STR_G_MUCK)")
+_SILENT = {"ACTION_FOLD": "fold", "ACTION_CHECK": "check"}
+_PAYING = {"ACTION_CALL": "call", "ACTION_BET": "bet", "ACTION_RAISE": "raise"}
 _RANKS = "A23456789TJQK"
 _SUITS = "dchs"
 
 
 def boss_card(link: str | None) -> int | None:
     """Card code of a Boss ``LINK`` id; None for a hidden (``b``) or unreadable card."""
+    code = _BOSS_CODES.get(link)  # type: ignore[arg-type]
+    if code is not None:
+        return code
     number = small_number(link, 2)
     if number is None or number > 51:
         return None
     return card(_RANKS[number % 13], _SUITS[number // 13])
+
+
+# The 52 ids as printed (``"0"``..``"51"``), decoded once; other spellings take the long way.
+_BOSS_CODES: dict[str, int] = {
+    str(number): card(_RANKS[number % 13], _SUITS[number // 13]) for number in range(52)  # type: ignore[misc]
+}
 
 
 class BossParser(XmlHandParser):
@@ -119,15 +130,17 @@ def _elements(root: Element) -> list[dict[str, Any]]:
         item: dict[str, Any] = {
             "tag": child.tag,
             **{key: value.strip() for key, value in child.attrib.items()},
-            "cards": [attribute(c, "LINK") for c in child.findall("CARD")],
+            # Children by tag with a loop, as findall does for a plain tag, without ElementPath.
+            "cards": [attribute(c, "LINK") for c in child if c.tag == "CARD"],
         }
         if child.tag == "SHOWDOWN":
             item["results"] = [
                 {
                     **{key: value.strip() for key, value in result.attrib.items()},
-                    "cards": [attribute(c, "LINK") for c in result.findall("CARD")],
+                    "cards": [attribute(c, "LINK") for c in result if c.tag == "CARD"],
                 }
-                for result in child.findall("RESULT")
+                for result in child
+                if result.tag == "RESULT"
             ]
         out.append(item)
     return out
@@ -166,6 +179,7 @@ def read_boss_hand(
     started_at = datetime.fromtimestamp(epoch, tz=UTC)
 
     record = HandRecord(hand_id=hand_id, hand={})
+    actions = record.actions
     button = None
     street = 0
     board: list[int | None] = []
@@ -195,18 +209,18 @@ def read_boss_hand(
             value = element.get("VALUE")
             if not player and action != "HAND_BOARD":
                 raise HandProblem(f"{action[:30] or 'ACTION'} without a player")
-            row: dict[str, Any] = {"street": street, "player": player}
+            # Rows written out in full: merging a dict into each one costs more than the rest.
             if action == "HAND_BLINDS":
                 blind = BLIND_KINDS.get(element.get("KIND") or "")
                 if blind is None:
                     raise HandProblem(f"unrecognised blind kind {element.get('KIND', '')[:30]!r}")
-                record.actions.append(
-                    {**row, "kind": blind, "amount": minor_units(value, scale, "blind")}
+                amount = minor_units(value, scale, "blind")
+                actions.append(
+                    {"street": street, "player": player, "kind": blind, "amount": amount}
                 )
             elif action == "HAND_ANTE":
-                record.actions.append(
-                    {**row, "kind": "ante", "amount": minor_units(value, scale, "ante")}
-                )
+                amount = minor_units(value, scale, "ante")
+                actions.append({"street": street, "player": player, "kind": "ante", "amount": amount})
             elif action == "HAND_DEAL":
                 cards = [card_of(link) for link in element["cards"]]
                 if any(code is not None for code in cards) and player is not None:
@@ -217,18 +231,16 @@ def read_boss_hand(
                 if street < 0:
                     raise HandProblem(f"unrecognised board {(value or '')[:20]!r}")
                 board = [card_of(link) for link in element["cards"]]
-            elif action in ("ACTION_FOLD", "ACTION_CHECK"):
-                record.actions.append({**row, "kind": action.removeprefix("ACTION_").lower()})
-            elif action in ("ACTION_CALL", "ACTION_BET", "ACTION_RAISE"):
-                record.actions.append(
-                    {
-                        **row,
-                        "kind": action.removeprefix("ACTION_").lower(),
-                        "amount": minor_units(value, scale, action),
-                    }
+            elif action in _SILENT:
+                actions.append({"street": street, "player": player, "kind": _SILENT[action]})
+            elif action in _PAYING:
+                amount = minor_units(value, scale, action)
+                actions.append(
+                    {"street": street, "player": player, "kind": _PAYING[action], "amount": amount}
                 )
             elif action == "ACTION_ALLIN":
-                record.actions.append(all_in_row(row, minor_units(value, scale, action)))
+                amount = minor_units(value, scale, action)
+                actions.append(all_in_row({"street": street, "player": player}, amount))
             else:
                 raise HandProblem(f"unrecognised action type {action[:40]!r}")
         elif tag == "SHOWDOWN":

@@ -25,6 +25,7 @@ type, the pot after rake, silent uncalled bets derived from the printed pot.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 from decimal import Decimal
@@ -65,21 +66,32 @@ class IgtParser(XmlHandParser):
             return super().parse(lines, offsets, source_file)
         expanded: list[str] = []
         expanded_offsets: list[int] = []
+        budget = [_LOADED_CHARS]
         for text, offset in zip(texts, offsets.tolist(), strict=True):
-            for hand in _history_hands(text):
+            for hand in _history_hands(text, self._loaded, budget):
                 expanded.append(hand)
                 expanded_offsets.append(offset)
-        return super().parse(
-            pl.Series("line", expanded, dtype=pl.String),
-            np.array(expanded_offsets, dtype=np.int64),
-            source_file,
-        )
+        try:
+            return super().parse(
+                pl.Series("line", expanded, dtype=pl.String),
+                np.array(expanded_offsets, dtype=np.int64),
+                source_file,
+            )
+        finally:
+            self._loaded.clear()
+
+    def __init__(self) -> None:
+        super().__init__()
+        # Documents of one hand already read by `_history_hands`, by their exact text (one
+        # entry per line holding it): the hand is decoded without reading its text again.
+        self._loaded: dict[str, list[Any]] = {}
 
     def split_element(self, piece: str) -> tuple[str, str]:
         return piece.strip(), ""  # one JSON object per line
 
     def read_hand(self, text: str, context: dict[str, Any]) -> HandRecord:
-        document = _load(text)
+        pending = self._loaded.get(text)
+        document = pending.pop() if pending else _load(text)
         if not isinstance(document, dict):
             raise HandProblem("a hand is not a JSON object")
         history = _lookup(document, "history")
@@ -121,6 +133,9 @@ def igt_card(link: str | None) -> int | None:
     >>> [igt_card(link) for link in ("0", "12", "51", "b")]
     [1, 49, 51, None]
     """
+    code = _IGT_CODES.get(link)  # type: ignore[arg-type]
+    if code is not None:
+        return code
     number = small_number(link, 2)
     if number is None or number > 51:
         return None
@@ -128,22 +143,35 @@ def igt_card(link: str | None) -> int | None:
 
 
 _SUITS = "dchs"
+# The 52 ids as printed, decoded once (as Boss's `_BOSS_CODES`).
+_IGT_CODES = {str(number): CARD_CODES[RANKS[number % 13] + _SUITS[number // 13]] for number in range(52)}
 
 
+# Text of the one-hand documents a block keeps read (a decoded document holds ten times its
+# text in Python objects, and all of a block's are read before its hands): past it, re-read.
+_LOADED_CHARS = 4 << 20
 _HISTORY = re.compile(r'^\ufeff?\s*\{\s*"history"\s*:')
 
 
-def _history_hands(text: str) -> list[str]:
+def _history_hands(
+    text: str, loaded: dict[str, list[Any]] | None = None, budget: list[int] | None = None
+) -> list[str]:
     """The hands of a ``{"history": [...]}`` document, one JSON text each; the line itself
-    when it is not such a document (it is then read, or refused, as one hand)."""
+    when it is not such a document (it is then read, or refused, as one hand). A document
+    read here and kept as one hand is put in ``loaded`` under the text it was read from, while
+    ``budget`` (characters of such texts still allowed) lasts."""
     if not _HISTORY.match(text):
         return [text]
+    bare = text.lstrip("\ufeff")
     try:
-        document = _load(text.lstrip("\ufeff"))
+        document = _load(bare)
     except HandProblem:
         return [text]
     hands = document.get("history") if isinstance(document, dict) else None
     if not isinstance(hands, list) or len(hands) < 2 or len(document) != 1:
+        if loaded is not None and budget is not None and budget[0] >= len(bare):
+            budget[0] -= len(bare)
+            loaded.setdefault(bare, []).append(document)
         return [text]
     # Several hands in one document: each is read on its own, its text re-written compactly
     # (a rejected one keeps that text, at the document's offset).
@@ -244,23 +272,34 @@ def _load(text: str) -> Any:
 
 
 def _depth(value: Any) -> int:
-    """Nesting depth, iteratively (a hostile document must not exhaust the stack)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        deepest = max(deepest, level)
-        if level > MAX_DEPTH:
-            return level
-        children = (
-            item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        )
-        stack.extend((child, level + 1) for child in children)
+    """Nesting depth (a value inside a list or object is one level deeper), level by level
+    without recursion (a hostile document must not exhaust the stack); stops counting past
+    `MAX_DEPTH`."""
+    deepest, level = 1, [value]
+    while deepest <= MAX_DEPTH:
+        below: list[Any] = []
+        for item in level:
+            if type(item) is dict:
+                below.extend(item.values())
+            elif type(item) is list:
+                below.extend(item)
+        if not below:
+            break
+        level = below
+        deepest += 1
     return deepest
 
 
+@functools.lru_cache(maxsize=4096)  # a file repeats the same few keys; bounded for hostile ones
 def _boss_name(key: str) -> str:
     # IGT's "gameType" names the game (OMAHAHILO), not Boss's real/play GAMETYPE.
     return "IGT_GAMETYPE" if key.lower() == "gametype" else key.upper()
+
+
+@functools.lru_cache(maxsize=4096)  # a file repeats the same few keys; bounded for hostile ones
+def _attribute_name(key: str) -> str | None:
+    """The Boss name of an item's key; None for the nested ``cards`` and ``results``."""
+    return None if key.lower() in ("cards", "results") else _boss_name(key)
 
 
 def _text(value: Any) -> str | None:
@@ -285,9 +324,13 @@ def _objects(document: dict[str, Any], key: str) -> list[dict[str, Any]]:
 def _attributes(item: dict[str, Any]) -> dict[str, Any]:
     attributes: dict[str, Any] = {"cards": [_text(card) for card in item.get("cards") or []]}
     for key, value in item.items():
-        if key.lower() in ("cards", "results"):
+        name = _attribute_name(key)
+        if name is None:
+            continue
+        if type(value) is str:  # most values: `_text` of a string is the string
+            attributes[name] = value.strip()
             continue
         if isinstance(value, list | dict):
             raise HandProblem(f"unexpected nested value under {key[:30]!r}")
-        attributes[_boss_name(key)] = (_text(value) or "").strip()
+        attributes[name] = (_text(value) or "").strip()
     return attributes

@@ -28,6 +28,7 @@ What iPoker writes, and so what this parser records:
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -89,12 +90,17 @@ def ipoker_amount(text: str | None, scale: int, what: str) -> int:
     """An iPoker amount (``€0.79``, ``$4.98``, ``1 500``, ``0,05``) in minor units."""
     if text is None:
         raise HandProblem(f"missing amount ({what})")
-    cleaned = re.sub(r"[^\d.,]", "", text)
-    if "," in cleaned and "." not in cleaned and re.fullmatch(r"\d+,\d{1,2}", cleaned):
+    cleaned = _NOT_AMOUNT.sub("", text)
+    if "," in cleaned and "." not in cleaned and _DECIMAL_COMMA.fullmatch(cleaned):
         cleaned = cleaned.replace(",", ".")  # a decimal comma
     return minor_units(cleaned.replace(",", "") or text, scale, what)
 
 
+_NOT_AMOUNT = re.compile(r"[^\d.,]")
+_DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
+
+
+@functools.lru_cache(maxsize=1024)  # 52 cards in a few spellings; bounded for hostile tokens
 def ipoker_card(token: str) -> int | None:
     """``DK`` → Kd, ``C10`` → Tc; None for ``X`` or an unreadable token."""
     token = token.strip()

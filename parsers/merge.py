@@ -31,6 +31,7 @@ What Merge writes, and so what this parser records (site-formats.md, "Merge / Ca
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -404,6 +405,7 @@ class _Hand:
         return [all_in_row(row, amount)]
 
 
+@functools.lru_cache(maxsize=1024)  # 52 cards in a few spellings; bounded for hostile tokens
 def _card(token: str) -> int | None:
     token = token.strip()
     return card(token[:-1], token[-1:]) if len(token) >= 2 else None

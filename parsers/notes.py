@@ -171,6 +171,10 @@ def with_other_games(headers: pl.DataFrame, frame: pl.DataFrame) -> pl.DataFrame
     ``headers`` has ``hand``, ``header_ok``, ``is_o8`` and ``game``; ``frame`` the block's lines
     (``hand``, ``is_start``, ``line``). Such a hand is counted as skipped, never rejected.
     """
+    if headers.height and headers["header_ok"].all():
+        # Nothing to rename (every structured hand's header is read): skip matching the other
+        # games' names against each hand's first line, a whole hand's text for XML and JSON.
+        return headers
     header_lines = frame.filter(pl.col("is_start")).select("hand", _header_line="line")
     other = other_game_name(pl.col("_header_line"))
     named = ~pl.col("header_ok") & other.is_not_null()

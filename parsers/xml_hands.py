@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar
@@ -29,6 +28,7 @@ from xml.etree.ElementTree import Element
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from parsers.assembly import (
     HandTables,
@@ -61,6 +61,8 @@ __all__ = [
     "small_number",
 ]
 
+# An amount in plain ASCII digits (`minor_units`' fast path): whole part, decimals.
+_PLAIN_AMOUNT = re.compile(r"([0-9]+)(?:\.([0-9]*))?")
 # Raw text kept in a reject row for a hand too large to be one (the rest is in the file).
 _REJECT_TEXT_CHARS = 4000
 _CONTEXTS_KEPT = 64  # files whose context is remembered (a file's blocks arrive in order)
@@ -107,6 +109,14 @@ def minor_units(text: str | None, scale: int, what: str) -> int:
     if text is None:
         raise HandProblem(f"missing amount ({what})")
     cleaned = text.strip().lstrip("$€£").replace(",", "").strip()
+    plain = _PLAIN_AMOUNT.fullmatch(cleaned) if len(cleaned) <= 40 else None
+    if plain is not None:
+        # The common case in integers (Decimal costs a few microseconds an amount); anything
+        # else, out of range or finer than the unit, takes the Decimal path and its verdict.
+        whole, fraction = plain[1], plain[2] or ""
+        value, remainder = divmod(int(whole + fraction) * scale, 10 ** len(fraction))
+        if not remainder and value < MAX_MINOR_UNITS:
+            return value
     if len(cleaned) > 40:
         raise HandProblem(f"unreadable amount {text[:40]!r} ({what})")
     try:
@@ -123,7 +133,11 @@ def minor_units(text: str | None, scale: int, what: str) -> int:
 def small_number(text: str | None, digits: int = 4) -> int | None:
     """A plain decimal number of at most ``digits`` ASCII digits (a seat, pot or action
     number, an epoch), else None: ``int()`` alone would take ``²`` or ten thousand digits."""
-    if text is None or re.fullmatch(rf"[0-9]{{1,{digits}}}", text.strip()) is None:
+    if text is None:
+        return None
+    stripped = text.strip()
+    # str.isdigit alone would take "²": ASCII only, as the pattern [0-9]{1,digits}.
+    if not (0 < len(stripped) <= digits and stripped.isascii() and stripped.isdigit()):
         return None
     return int(text)
 
@@ -131,6 +145,8 @@ def small_number(text: str | None, digits: int = 4) -> int | None:
 def card(rank: str, suit: str) -> int | None:
     """Card code of a rank (``2``..``9``, ``10`` or ``T``, ``J``, ``Q``, ``K``, ``A``) and a
     suit letter (any case); None when unreadable."""
+    if len(suit) == 1 and (code := CARD_CODES.get(rank + suit)) is not None:
+        return code  # already canonical ("Th"), as most sites print them
     rank = rank.strip().upper()
     rank = "T" if rank == "10" else rank
     return CARD_CODES.get(rank + suit.strip().lower())
@@ -170,10 +186,15 @@ def check_board(board: list[int | None]) -> None:
 
 def largest_posts(actions: list[dict[str, Any]]) -> dict[str, int | None]:
     """The largest small blind, big blind and ante posted (None where nobody posted one)."""
-    return {
-        kind: max((row["amount"] for row in actions if row["kind"] == kind), default=None)
-        for kind in ("post_sb", "post_bb", "ante")
-    }
+    largest: dict[str, int | None] = {"post_sb": None, "post_bb": None, "ante": None}
+    for row in actions:  # one pass: this runs for every hand
+        kind = row["kind"]
+        if kind in largest:
+            amount = row["amount"]
+            best = largest[kind]
+            if best is None or amount > best:
+                largest[kind] = amount
+    return largest
 
 
 def paired_stakes(
@@ -291,7 +312,10 @@ class XmlHandParser:
             if len(entry["line"]) > MAX_DOCUMENT_CHARS:
                 entry["line"] = entry["line"][:_REJECT_TEXT_CHARS]
         frame = pl.DataFrame(
-            found.pieces,
+            {
+                name: [entry[name] for entry in found.pieces]
+                for name in ("line", "offset", "hand", "is_start")
+            },
             schema={
                 "line": pl.String,
                 "offset": pl.Int64,
@@ -405,21 +429,31 @@ class XmlHandParser:
         records: dict[int, HandRecord],
         reasons: list[dict[str, Any]],
     ) -> HandTables:
+        # Each table is built once per block from plain lists, one per column, gathered in one
+        # pass over the records (a dict per row costs more than the polars frame itself).
         first_offsets = dict(frame.filter(pl.col("is_start")).select("hand", "offset").iter_rows())
-        hand_rows = []
-        for hand, record in records.items():
-            hand_rows.append(
-                {
-                    **record.hand,
-                    "hand": hand,
-                    "hand_id": record.hand_id,
-                    "source_file": source_file,
-                    "source_offset": first_offsets[hand],
-                }
-            )
-        hands = _frame(hand_rows, {"hand": pl.Int32, **_schema("hands")})
+        numbers = list(records)
+        hand_schema = {"hand": pl.Int32, **_schema("hands")}
+        fixed = {
+            "hand": numbers,
+            "hand_id": [record.hand_id for record in records.values()],
+            "source_file": [source_file] * len(numbers),
+            "source_offset": [first_offsets[hand] for hand in numbers],
+        }
+        hands = _frame(
+            {
+                name: fixed[name]
+                if name in fixed
+                else [record.hand.get(name) for record in records.values()]
+                for name in hand_schema
+            },
+            hand_schema,
+        )
+        seat_columns = _rows_by_column(
+            records, "seats", ("seat", "player", "stack_start", "sitting_out")
+        )
         seats = _frame(
-            [{**row, "hand": hand} for hand, r in records.items() for row in r.seats],
+            seat_columns,
             {
                 "hand": pl.Int32,
                 "seat": pl.Int16,
@@ -428,12 +462,23 @@ class XmlHandParser:
                 "sitting_out": pl.Boolean,
             },
         )
+        sighting_hands: list[int] = []
+        sighting_numbers: list[int] = []
+        sighting_players: list[str] = []
+        sighting_cards: list[list[int | None]] = []
+        for hand, record in records.items():
+            for number, (player, cards) in enumerate(record.sightings):
+                sighting_hands.append(hand)
+                sighting_numbers.append(number)
+                sighting_players.append(player)
+                sighting_cards.append(cards)
         sightings = _frame(
-            [
-                {"hand": hand, "line_no": number, "player": player, "cards": cards}
-                for hand, r in records.items()
-                for number, (player, cards) in enumerate(r.sightings)
-            ],
+            {
+                "hand": sighting_hands,
+                "line_no": sighting_numbers,
+                "player": sighting_players,
+                "cards": sighting_cards,
+            },
             {
                 "hand": pl.Int32,
                 "line_no": pl.Int64,
@@ -441,18 +486,21 @@ class XmlHandParser:
                 "cards": pl.List(pl.UInt8),
             },
         )
+        hero_hands = [hand for hand, record in records.items() for _ in record.heroes]
         heroes = _frame(
-            [{"hand": hand, "player": p} for hand, r in records.items() for p in r.heroes],
+            {
+                "hand": hero_hands,
+                "player": [player for record in records.values() for player in record.heroes],
+            },
             {"hand": pl.Int32, "player": pl.String},
         )
         seats = attach_hole_cards(seats, sightings, heroes)
         actions = self._actions(records)
+        collection_columns = _rows_by_column(
+            records, "collections", ("player", "amount", "pot_index", "half"), {"board_index": 0}
+        )
         collections = _frame(
-            [
-                {"board_index": 0, **row, "hand": hand, "seq": seq}
-                for hand, r in records.items()
-                for seq, row in enumerate(r.collections)
-            ],
+            collection_columns,
             {
                 "hand": pl.Int32,
                 "seq": pl.Int32,
@@ -463,19 +511,15 @@ class XmlHandParser:
                 "board_index": pl.Int8,
             },
         )
+        showdown_columns = _rows_by_column(
+            records,
+            "showdowns",
+            ("player", "cards"),
+            {"board_index": 0, "high_desc": None, "low_desc": None},
+        )
+        showdown_columns["line_no"] = showdown_columns.pop("seq")
         showdowns = _frame(
-            [
-                {
-                    "board_index": 0,
-                    "high_desc": None,
-                    "low_desc": None,
-                    **row,
-                    "hand": hand,
-                    "line_no": number,
-                }
-                for hand, r in records.items()
-                for number, row in enumerate(r.showdowns)
-            ],
+            showdown_columns,
             {
                 "hand": pl.Int32,
                 "line_no": pl.Int64,
@@ -487,7 +531,10 @@ class XmlHandParser:
             },
         )
         header_frame = _frame(
-            headers,
+            {
+                name: [row[name] for row in headers]
+                for name in ("hand", "hand_id", "header_ok", "is_o8", "game")
+            },
             {
                 "hand": pl.Int32,
                 "hand_id": pl.String,
@@ -496,7 +543,10 @@ class XmlHandParser:
                 "game": pl.String,
             },
         )
-        reason_frame = _frame(reasons, {"hand": pl.Int32, "reason": pl.String})
+        reason_frame = _frame(
+            {name: [row[name] for row in reasons] for name in ("hand", "reason")},
+            {"hand": pl.Int32, "reason": pl.String},
+        )
         return HandTables(
             site=self.site,
             source_file=source_file,
@@ -512,21 +562,14 @@ class XmlHandParser:
 
     @staticmethod
     def _actions(records: dict[int, HandRecord]) -> pl.DataFrame:
-        rows = [
-            {
-                "amount": None,
-                "to": None,
-                "is_all_in": False,
-                "all_in_undecided": False,
-                **row,
-                "hand": hand,
-                "seq": seq,
-            }
-            for hand, r in records.items()
-            for seq, row in enumerate(r.actions)
-        ]
+        columns = _rows_by_column(
+            records,
+            "actions",
+            ("street", "player", "kind"),
+            {"amount": None, "to": None, "is_all_in": False, "all_in_undecided": False},
+        )
         frame = _frame(
-            rows,
+            columns,
             {
                 "hand": pl.Int32,
                 "seq": pl.Int32,
@@ -542,12 +585,48 @@ class XmlHandParser:
         return settle_all_in_kinds(street_amounts(frame), pl.col("all_in_undecided"))
 
 
-def _frame(rows: Iterable[dict[str, Any]], schema: dict[str, Any]) -> pl.DataFrame:
-    rows = list(rows)
-    if not rows:
+def _rows_by_column(
+    records: dict[int, HandRecord],
+    table: str,
+    required: tuple[str, ...],
+    defaults: dict[str, Any] | None = None,
+) -> dict[str, list[Any]]:
+    """The ``table`` rows (`HandRecord` dicts) of every record as lists per column, with
+    ``hand`` and ``seq`` (the row's number within its hand); a column of ``defaults`` takes
+    its default where a row lacks it, one of ``required`` is null there."""
+    defaults = defaults or {}
+    hands: list[int] = []
+    sequence: list[int] = []
+    rows: list[dict[str, Any]] = []
+    for hand, record in records.items():
+        table_rows: list[dict[str, Any]] = getattr(record, table)
+        hands.extend([hand] * len(table_rows))
+        sequence.extend(range(len(table_rows)))
+        rows.extend(table_rows)
+    columns: dict[str, list[Any]] = {"hand": hands, "seq": sequence}
+    for name in required:
+        columns[name] = [row.get(name) for row in rows]
+    for name, default in defaults.items():
+        columns[name] = [row.get(name, default) for row in rows]
+    return columns
+
+
+def _frame(columns: dict[str, list[Any]], schema: dict[str, Any]) -> pl.DataFrame:
+    """A frame of ``schema`` from one list per column (a missing column is all null)."""
+    height = len(next(iter(columns.values()))) if columns else 0
+    if not height:
         return pl.DataFrame(schema=schema)
-    # Column by column: far cheaper than polars reading one dict per row.
-    return pl.DataFrame({name: [row.get(name) for row in rows] for name in schema}, schema=schema)
+    series = []
+    for name, dtype in schema.items():
+        values = columns.get(name)
+        if values is None:
+            values = [None] * height
+        if dtype == pl.List(pl.UInt8):
+            # Card lists through Arrow: polars converts a list of lists one inner list at a time.
+            series.append(pl.Series(name, pa.array(values, type=pa.list_(pa.uint8()))))
+        else:
+            series.append(pl.Series(name, values, dtype=dtype))
+    return pl.DataFrame(series)
 
 
 @functools.cache

@@ -86,6 +86,41 @@ def read_document(text: str, what: str = "XML document") -> ElementTree.Element:
         # A declaration (DOCTYPE, ENTITY), or a comment or CDATA section: defusedxml reads it
         # and refuses DTDs, entity declarations and external references.
         return _read_defused(text)
+    root = _read_whole(text)
+    if root is not None:
+        return root
+    return _read_pulled(text)
+
+
+def _read_whole(text: str) -> ElementTree.Element | None:
+    """The tree of ``text`` (holding no ``<!``) read in one call of the C parser, or None when
+    it is malformed or breaks a limit: `_read_pulled` then finds the same refusal as before.
+
+    Reading the events of a pull parser one by one in Python costs about as much as the parse;
+    the limits are checked on the finished tree instead (the text is at most
+    `MAX_DOCUMENT_CHARS`, so building it is bounded too), level by level without recursion.
+    """
+    try:
+        parser = ElementTree.XMLParser()
+        parser.feed(text)
+        root = parser.close()
+    except Exception:  # noqa: BLE001 - whatever it is, the pulled parse reports it as before
+        return None
+    level = [root]
+    elements = 1
+    for _ in range(MAX_DEPTH):
+        level = [child for element in level for child in element]
+        if not level:
+            break
+        elements += len(level)
+    else:
+        return None  # an element nested deeper than MAX_DEPTH
+    return root if elements <= MAX_ELEMENTS else None
+
+
+def _read_pulled(text: str) -> ElementTree.Element:
+    """The parse in slices, its events counted as they come: stops at the first limit reached,
+    which gives the exact reason of a refused document."""
     # Without any "<!" the text can neither declare nor reference an entity (only the five
     # predefined ones), so the standard library's C parser reads it, under the same limits:
     # fed in slices, its events are counted as they come and the parse stops at a limit.
@@ -143,7 +178,4 @@ def _read_defused(text: str) -> ElementTree.Element:
 def attribute(element: ElementTree.Element, name: str) -> str | None:
     """An attribute's value stripped of surrounding blanks; None when absent or empty."""
     value = element.get(name)
-    if value is None:
-        return None
-    value = value.strip()
-    return value or None
+    return (value.strip() or None) if value else None

@@ -1,0 +1,158 @@
+"""The fast paths of the structured readers give what the slow paths they skip would give.
+
+Each shortcut (the XML read in one call, amounts without `decimal`, seat numbers without a
+regular expression, IGT's one-hand documents read once) keeps the slower code it shortcuts for
+the cases it does not take; these tests hold the two to the same answers on tricky inputs, so
+a later change to either side cannot drift unnoticed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal, InvalidOperation
+from xml.etree import ElementTree
+
+import pytest
+
+import parsers
+from parsers import igt
+from parsers.columns import MAX_MINOR_UNITS
+from parsers.xml_hands import HandProblem, minor_units, small_number
+from parsers.xml_safe import MAX_DEPTH, MAX_ELEMENTS, XmlRefused, _read_pulled, read_document
+from tests.parsers.corpus import CORPUS, needs_corpus
+
+
+def _nested(depth: int) -> str:
+    return "<a>" * depth + "</a>" * depth
+
+
+DOCUMENTS = [
+    '<game id="1"><players dealer="1"><player seat="0" nickname="A &amp; B"/></players></game>',
+    "<a b='x\ty\nz'>text<c/>tail &#233; &lt;</a>",
+    "<a>\r\n  <b/>\r\n</a>",
+    _nested(MAX_DEPTH),  # the deepest accepted
+    _nested(MAX_DEPTH + 1),  # refused
+    "<r>" + "<e/>" * (MAX_ELEMENTS - 1) + "</r>",  # the most elements accepted
+    "<r>" + "<e/>" * MAX_ELEMENTS + "</r>",  # refused
+    "<r>" + "<e/>" * MAX_ELEMENTS + "<unclosed>",  # too many elements, then malformed
+    "<a><b></a>",
+    "<a>",
+    "",
+    "   ",
+    "<a/><b/>",
+    "<a x='1' x='2'/>",
+    "<p:a/>",
+    '<a xmlns="urn:x"><b/></a>',
+    "<a>\x00</a>",
+    "<a>&undefined;</a>",
+    "<?pi data?><a/>",
+    "<a><?pi > <x ?></a>",
+]
+
+
+def _outcome(read: object, text: str) -> tuple[str, str]:
+    try:
+        root = read(text)  # type: ignore[operator]
+    except XmlRefused as refused:
+        return ("refused", str(refused))
+    return ("read", ElementTree.tostring(root, encoding="unicode"))
+
+
+@pytest.mark.parametrize("text", DOCUMENTS)
+def test_the_whole_read_equals_the_pulled_read(text: str) -> None:
+    assert _outcome(read_document, text) == _outcome(_read_pulled, text)
+
+
+def _reference_minor_units(text: str | None, scale: int, what: str) -> int:
+    """`minor_units` as it was, all in `decimal`."""
+    if text is None:
+        raise HandProblem(f"missing amount ({what})")
+    cleaned = text.strip().lstrip("$€£").replace(",", "").strip()
+    if len(cleaned) > 40:
+        raise HandProblem(f"unreadable amount {text[:40]!r} ({what})")
+    try:
+        value = Decimal(cleaned) * scale
+    except InvalidOperation:
+        raise HandProblem(f"unreadable amount {text[:40]!r} ({what})") from None
+    if not value.is_finite() or value < 0 or value != value.to_integral_value():
+        raise HandProblem(f"unreadable amount {text[:40]!r} ({what})")
+    if value >= MAX_MINOR_UNITS:
+        raise HandProblem(f"amount out of range {text[:40]!r} ({what})")
+    return int(value)
+
+
+AMOUNTS = [
+    "0",
+    "0.05",
+    "$1,000.50",
+    "€0.10",
+    "10.50",
+    "10.5",
+    "1.",
+    ".5",
+    "00012.3400",
+    "1.234",
+    "1e5",
+    "1_000",
+    " 3 ",
+    "",
+    "-1",
+    "NaN",
+    "١٢",
+    "99999999999999.99",
+    "99999999999999.995",
+    "100000000000000.00",
+    "9999999999999999",
+    "0.0100000000000000000000000000001",  # rounded by decimal's 28 digits to 1 cent
+    "1.000000000000000000000000000000000000",
+    "1" * 41,
+]
+
+
+@pytest.mark.parametrize("scale", [1, 100])
+@pytest.mark.parametrize("text", AMOUNTS)
+def test_minor_units_equals_the_decimal_reading(text: str, scale: int) -> None:
+    def outcome(read: object) -> tuple[str, object]:
+        try:
+            return ("value", read(text, scale, "amount"))  # type: ignore[operator]
+        except HandProblem as problem:
+            return ("problem", str(problem))
+
+    assert outcome(minor_units) == outcome(_reference_minor_units)
+
+
+@pytest.mark.parametrize("text", ["0", "7", " 12 ", "123", "1234", "", " ", "²", "١", "1a", "+1"])
+@pytest.mark.parametrize("digits", [2, 3])
+def test_small_number_equals_the_pattern(text: str, digits: int) -> None:
+    expected = int(text) if re.fullmatch(rf"[0-9]{{1,{digits}}}", text.strip()) else None
+    assert small_number(text, digits) == expected
+
+
+def _nested_json(depth: int) -> object:
+    value: object = 1
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def test_json_depth_limit() -> None:
+    igt._load(json.dumps(_nested_json(MAX_DEPTH)))
+    with pytest.raises(HandProblem, match="nested deeper"):
+        igt._load(json.dumps(_nested_json(MAX_DEPTH + 1)))
+    assert igt._depth({}) == 1 and igt._depth({"a": [1]}) == 3 and igt._depth([[]]) == 2
+
+
+@needs_corpus
+def test_repeated_one_hand_documents_are_each_read() -> None:
+    """Each line of a repeated one-hand ``{"history": [...]}`` document is a hand of its own
+    (the document read to look for several hands is used once, by its own line)."""
+    line = (CORPUS / "IGT/cash/PLO8-GeneralHand.json.txt").read_text(encoding="utf-8-sig")
+    line = line.strip()
+    once = parsers.parse_bytes((line + "\n").encode(), "once.txt")
+    thrice = parsers.parse_bytes(((line + "\n") * 3).encode(), "thrice.txt")
+    assert once is not None and thrice is not None
+    assert (thrice.hands_found, thrice.parsed, thrice.rejected) == (3, 3, 0)
+    for name in ("actions", "seats", "collections", "showdowns"):
+        table = thrice.tables[name]
+        assert table.num_rows == 3 * once.tables[name].num_rows
