@@ -362,7 +362,7 @@ def _compute(
     written: Mapping[str, str],
 ) -> tuple[FactPart, str]:
     from pipeline.dataset import fsync_file, new_temporary_path
-    from pipeline.stats import AUDIT_TABLES, MATERIALISED, Sources, _model_statement
+    from pipeline.stats import MATERIALISED, Sources, _model_statement
 
     given = dict(task.inputs)
     # The fact models it reads come from this part's stored facts of them, where there are any.
@@ -379,17 +379,7 @@ def _compute(
             for view in schemas
             if view in sources
         }
-        audit = {view: paths.pop(view) for view in AUDIT_TABLES if paths.get(view)}
-        Sources(base, paths, dict(schemas)).point(connection, None)
-        for view, files in audit.items():
-            # The part's audit outputs, narrowed to its hands (view names are hilo's).
-            relation = connection.sql(
-                "select audited.* from read_parquet(?, hive_partitioning = true) as audited"
-                " semi join hands on audited.site = hands.site"
-                " and audited.hand_id = hands.hand_id",
-                params=[files],
-            )
-            relation.create_view(view, replace=True)
+        Sources(base, paths, dict(schemas)).point(connection, audit_of_hands=True)
     for stem in needed[:-1]:
         if stem in stored:
             relation = connection.sql("select * from read_parquet(?)", params=[stored[stem]])

@@ -278,18 +278,16 @@ class Sources:
     paths: dict[str, list[str]]
     schemas: dict[str, pa.Schema]
 
-    def point(self, connection: duckdb.DuckDBPyConnection, chunk: set[str] | None) -> None:
-        """(Re)create every source view: over everything, or over the parts of ``chunk`` (a
-        set of part file names) with the audit's payouts limited to that chunk's hands."""
+    def point(self, connection: duckdb.DuckDBPyConnection, *, audit_of_hands: bool = False) -> None:
+        """(Re)create every source view; with ``audit_of_hands`` the audit's outputs keep only
+        the rows of the ``hands`` view's hands (one part's facts read its site's audit files)."""
         for view, paths in self.paths.items():
-            if chunk is not None and view in CHUNKED_TABLES:
-                paths = [path for path in paths if Path(path).name in chunk]
-            if chunk is not None and view == "audit_payouts" and paths:
+            if paths and audit_of_hands and view in AUDIT_TABLES:
                 # Table names in this query are hilo's own; the paths are a bound parameter.
                 relation = connection.sql(
-                    "select payouts.* from read_parquet(?, hive_partitioning = true) as payouts"
-                    " semi join hands on payouts.site = hands.site"
-                    " and payouts.hand_id = hands.hand_id",
+                    "select audited.* from read_parquet(?, hive_partitioning = true) as audited"
+                    " semi join hands on audited.site = hands.site"
+                    " and audited.hand_id = hands.hand_id",
                     params=[paths],
                 )
                 relation.create_view(view, replace=True)
@@ -371,7 +369,7 @@ def register_sources(
 ) -> Sources:
     """Create a view per dataset table and audit output over all their files; return them."""
     sources = find_sources(dataset)
-    sources.point(connection, None)
+    sources.point(connection)
     return sources
 
 
