@@ -22,20 +22,14 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-import numpy as np
 import polars as pl
 
-from parsers.assembly import (
-    AnchoredParser,
-    HandTables,
-    attach_hole_cards,
-    forward_fill,
-    local_to_utc,
-    settle_all_in_kinds,
-    street_amounts,
-    unknown_lines,
-)
 from parsers.columns import cards_list, money
+from parsers.engine.anchored import AnchoredParser, Block
+from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
+from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.line_forms import LineForm, classify
+from parsers.engine.lines import forward_fill, local_to_utc
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "AbsoluteParser"]
@@ -108,46 +102,30 @@ INFORMATIONAL = r"^(?:.+ (?:is sitting out|has left the table|has joined the tab
     KIND_INFO,
     KIND_UNKNOWN,
 ) = range(14)
+LINE_FORMS = (
+    LineForm(KIND_HEADER, where="start"),
+    LineForm(KIND_BLANK, equals=""),
+    LineForm(KIND_TABLE, starts="Table: "),
+    LineForm(KIND_SEAT, pattern=SEAT, where="before_cards"),
+    LineForm(KIND_DEALT, starts="Dealt to "),
+    LineForm(KIND_MARKER, where="marker"),
+    LineForm(KIND_UNCALLED, pattern=UNCALLED),
+    LineForm(KIND_COLLECT, pattern=COLLECT, where="outside_summary"),
+    LineForm(KIND_TOTAL, starts="Total Pot(", where="summary"),
+    LineForm(KIND_BOARD, starts="Board [", where="summary"),
+    LineForm(KIND_SUMMARY_SEAT, pattern=SUMMARY_SEAT, where="summary"),
+    LineForm(KIND_ACTION, pattern=ACTION, where="outside_summary"),
+    LineForm(KIND_INFO, pattern=INFORMATIONAL),
+)
 
 
-class AbsoluteParser(AnchoredParser):
-    """Parser for Absolute Poker / UltimateBet text hand histories."""
-
-    site: ClassVar[str] = SITE
-    # One line per player and pot (halves summed); Total Pot printed gross with the rake;
-    # uncalled bets returned by an explicit line.
-    profile: ClassVar[SiteProfile] = SiteProfile(
-        site=SITE,
-        halves_labelled=False,
-        total_pot_is_gross=True,
-        raise_cap=4,
-        payout_lines="per_pot",
-        rake_printed=True,
-        uncalled_printed=True,
-    )
-
-    hand_start: ClassVar[str] = HAND_START
-    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
-
-    def tables(self, frame: pl.DataFrame, source_file: str) -> HandTables:
-        return _Block(frame, source_file).tables()
-
-
-class _Block:
+class _Block(Block):
     """One parse of a block of lines: the site's own decoding, handed to `finish`."""
-
-    def __init__(self, frame: pl.DataFrame, source_file: str) -> None:
-        self.frame = frame
-        self.source_file = source_file
 
     def tables(self) -> HandTables:
         headers = self._headers()
         candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
-        lines = self._classify(
-            self.frame.filter(pl.col("hand") >= 0).join(
-                candidates.select("hand", "money_scale"), on="hand", how="inner"
-            )
-        )
+        lines = self._classify(self.candidate_lines(candidates, "money_scale"))
         acts = self._action_fields(lines)
         collections = self._collections(lines)
         hands = self._hands(candidates, lines, acts)
@@ -217,48 +195,11 @@ class _Block:
         )
 
     def _classify(self, lines: pl.DataFrame) -> pl.DataFrame:
-        line = lines["line"]
-        names = line.str.extract(MARKER, 1)
+        names = lines["line"].str.extract(MARKER, 1)
         section = forward_fill(lines, names.replace_strict(SECTIONS, default=None))
-        in_summary = section == 5
-        starts_with = line.str.starts_with
-        kinds = np.select(
-            [
-                lines["is_start"].to_numpy(),
-                (line == "").to_numpy(),
-                starts_with("Table: ").to_numpy(),
-                (section < 0) & line.str.contains(SEAT).to_numpy(),
-                starts_with("Dealt to ").to_numpy(),
-                names.is_not_null().to_numpy(),
-                line.str.contains(UNCALLED).to_numpy(),
-                ~in_summary & line.str.contains(COLLECT).to_numpy(),
-                in_summary & starts_with("Total Pot(").to_numpy(),
-                in_summary & starts_with("Board [").to_numpy(),
-                in_summary & line.str.contains(SUMMARY_SEAT).to_numpy(),
-                ~in_summary & line.str.contains(ACTION).to_numpy(),
-                line.str.contains(INFORMATIONAL).to_numpy(),
-            ],
-            [
-                KIND_HEADER,
-                KIND_BLANK,
-                KIND_TABLE,
-                KIND_SEAT,
-                KIND_DEALT,
-                KIND_MARKER,
-                KIND_UNCALLED,
-                KIND_COLLECT,
-                KIND_TOTAL,
-                KIND_BOARD,
-                KIND_SUMMARY_SEAT,
-                KIND_ACTION,
-                KIND_INFO,
-            ],
-            KIND_UNKNOWN,
-        )
-        return lines.with_columns(
-            section=pl.Series(section, dtype=pl.Int8),
-            kind=pl.Series(kinds, dtype=pl.Int8),
-            marker=names,
+        marker = names.is_not_null().to_numpy()
+        return classify(lines, section, LINE_FORMS, KIND_UNKNOWN, marker=marker).with_columns(
+            marker=names
         )
 
     @staticmethod
@@ -509,3 +450,24 @@ class _Block:
                 + pl.lit(" differs from its Collects lines or its HI/LO parts"),
             )
         )
+
+
+class AbsoluteParser(AnchoredParser):
+    """Parser for Absolute Poker / UltimateBet text hand histories."""
+
+    site: ClassVar[str] = SITE
+    # One line per player and pot (halves summed); Total Pot printed gross with the rake;
+    # uncalled bets returned by an explicit line.
+    profile: ClassVar[SiteProfile] = SiteProfile(
+        site=SITE,
+        halves_labelled=False,
+        total_pot_is_gross=True,
+        raise_cap=4,
+        payout_lines="per_pot",
+        rake_printed=True,
+        uncalled_printed=True,
+    )
+
+    hand_start: ClassVar[str] = HAND_START
+    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
+    block: ClassVar[type[Block]] = _Block

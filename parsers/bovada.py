@@ -31,19 +31,14 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-import numpy as np
 import polars as pl
 
-from parsers.assembly import (
-    AnchoredParser,
-    HandTables,
-    attach_hole_cards,
-    forward_fill,
-    settle_all_in_kinds,
-    street_amounts,
-    unknown_lines,
-)
 from parsers.columns import cards_list, money
+from parsers.engine.anchored import AnchoredParser, Block
+from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
+from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.line_forms import LineForm, classify
+from parsers.engine.lines import forward_fill
 from pipeline.positions import POSITION_LABELS
 from pipeline.profiles import SiteProfile
 
@@ -145,91 +140,28 @@ ACTION = (
     KIND_INFO,
     KIND_UNKNOWN,
 ) = range(10)
+LINE_FORMS = (
+    LineForm(KIND_HEADER, where="start"),
+    LineForm(KIND_BLANK, equals=""),
+    LineForm(KIND_MARKER, where="marker"),
+    LineForm(KIND_SEAT, pattern=SEAT),
+    LineForm(KIND_SUMMARY_SEAT, starts="Seat+"),
+    LineForm(KIND_TOTAL, starts="Total Pot("),
+    LineForm(KIND_BOARD, starts="Board ["),
+    LineForm(KIND_ACTOR, contains=" : "),
+    LineForm(KIND_INFO, pattern=ACTORLESS),
+)
 
 BETTING = ("post_sb", "post_bb", "post_dead", "ante", "fold", "check", "call", "bet", "raise")
 
 
-class BovadaParser(AnchoredParser):
-    """Parser for Bovada / Ignition / Bodog text hand histories."""
-
-    site: ClassVar[str] = SITE
-    # One "Hand result" per player and pot (halves summed); no rake printed, Total Pot gross;
-    # uncalled bets returned by an explicit line.
-    profile: ClassVar[SiteProfile] = SiteProfile(
-        site=SITE,
-        halves_labelled=False,
-        total_pot_is_gross=True,
-        raise_cap=4,
-        payout_lines="per_pot",
-        rake_printed=False,
-        uncalled_printed=True,
-        # Side pots carry their share of the rake (20 corpus hands: each pot's payout is its
-        # size less a proportional rake, to the nearest cent).
-        rake_from="each-pot",
-    )
-
-    hand_start: ClassVar[str] = HAND_START
-    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
-
-    def tables(self, frame: pl.DataFrame, source_file: str) -> HandTables:
-        return _Block(frame, source_file).tables()
-
-
-def _label_positions(seats: pl.DataFrame) -> pl.DataFrame:
-    """Canonical positions from the printed labels, which are the positions themselves.
-
-    The labels run clockwise Small Blind, Big Blind, UTG, UTG+1, …, Dealer; heads-up the
-    Dealer posts the small blind and there is no Small Blind label. The label order, not the
-    seat numbers, decides (the tournament sample numbers its seats 16 … 89 in no table order).
-    With no Dealer dealt (a dead button) the players take every position but the button.
-    """
-    label = pl.col("player")
-    clockwise = (
-        pl.when(label == "Small Blind")
-        .then(0)
-        .when(label == "Big Blind")
-        .then(1)
-        .when(label == "UTG")
-        .then(2)
-        .when(label.str.contains(r"^UTG\+\d+$"))
-        .then(2 + label.str.extract(r"^UTG\+(\d+)$", 1).cast(pl.Int32, strict=False))
-        .when(label == "Dealer")
-        .then(100)
-    )
-    dealt = (
-        seats.filter(~pl.col("sitting_out"))
-        .with_columns(clockwise=clockwise)
-        .filter(pl.col("clockwise").is_not_null())
-        .with_columns(
-            order=pl.col("clockwise").rank("ordinal").over("hand").cast(pl.UInt32) - 1,
-            has_dealer=(pl.col("player") == "Dealer").any().over("hand"),
-        )
-        # A dead button is an empty seat: the players hold every position but the button's.
-        .with_columns(
-            players=(pl.len().over("hand") + (~pl.col("has_dealer")).cast(pl.UInt32)).cast(
-                pl.UInt32
-            )
-        )
-        .join(POSITION_LABELS, on=["players", "order"], how="left")
-    )
-    return seats.join(dealt.select("hand", "player", "position"), on=["hand", "player"], how="left")
-
-
-class _Block:
+class _Block(Block):
     """One parse of a block of lines: the site's own decoding, handed to `finish`."""
-
-    def __init__(self, frame: pl.DataFrame, source_file: str) -> None:
-        self.frame = frame
-        self.source_file = source_file
 
     def tables(self) -> HandTables:
         headers = self._headers()
         candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
-        lines = self._classify(
-            self.frame.filter(pl.col("hand") >= 0).join(
-                candidates.select("hand", "money_scale"), on="hand", how="inner"
-            )
-        )
+        lines = self._classify(self.candidate_lines(candidates, "money_scale"))
         acts = self._actor_lines(lines)
         hands = self._hands(candidates, lines, acts)
         seats = self._seats(lines, acts)
@@ -296,40 +228,12 @@ class _Block:
         )
 
     def _classify(self, lines: pl.DataFrame) -> pl.DataFrame:
-        """Section and kind of every line of the candidate hands (literal tests first)."""
-        line = lines["line"]
-        names = line.str.extract(MARKER, 1)
+        """Section and kind of every line of the candidate hands."""
+        names = lines["line"].str.extract(MARKER, 1)
         section = forward_fill(lines, names.replace_strict(SECTIONS, default=None))
-        starts_with = line.str.starts_with
-        kinds = np.select(
-            [
-                lines["is_start"].to_numpy(),
-                (line == "").to_numpy(),
-                names.is_not_null().to_numpy(),
-                line.str.contains(SEAT).to_numpy(),
-                starts_with("Seat+").to_numpy(),
-                starts_with("Total Pot(").to_numpy(),
-                starts_with("Board [").to_numpy(),
-                line.str.contains(" : ", literal=True).to_numpy(),
-                line.str.contains(ACTORLESS).to_numpy(),
-            ],
-            [
-                KIND_HEADER,
-                KIND_BLANK,
-                KIND_MARKER,
-                KIND_SEAT,
-                KIND_SUMMARY_SEAT,
-                KIND_TOTAL,
-                KIND_BOARD,
-                KIND_ACTOR,
-                KIND_INFO,
-            ],
-            KIND_UNKNOWN,
-        )
-        return lines.with_columns(
-            section=pl.Series(section, dtype=pl.Int8),
-            kind=pl.Series(kinds, dtype=pl.Int8),
-            marker=names,
+        marker = names.is_not_null().to_numpy()
+        return classify(lines, section, LINE_FORMS, KIND_UNKNOWN, marker=marker).with_columns(
+            marker=names
         )
 
     def _actor_lines(self, lines: pl.DataFrame) -> pl.DataFrame:
@@ -632,3 +536,67 @@ class _Block:
                 + pl.lit(")"),
             )
         )
+
+
+class BovadaParser(AnchoredParser):
+    """Parser for Bovada / Ignition / Bodog text hand histories."""
+
+    site: ClassVar[str] = SITE
+    # One "Hand result" per player and pot (halves summed); no rake printed, Total Pot gross;
+    # uncalled bets returned by an explicit line.
+    profile: ClassVar[SiteProfile] = SiteProfile(
+        site=SITE,
+        halves_labelled=False,
+        total_pot_is_gross=True,
+        raise_cap=4,
+        payout_lines="per_pot",
+        rake_printed=False,
+        uncalled_printed=True,
+        # Side pots carry their share of the rake (20 corpus hands: each pot's payout is its
+        # size less a proportional rake, to the nearest cent).
+        rake_from="each-pot",
+    )
+
+    hand_start: ClassVar[str] = HAND_START
+    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
+    block: ClassVar[type[Block]] = _Block
+
+
+def _label_positions(seats: pl.DataFrame) -> pl.DataFrame:
+    """Canonical positions from the printed labels, which are the positions themselves.
+
+    The labels run clockwise Small Blind, Big Blind, UTG, UTG+1, …, Dealer; heads-up the
+    Dealer posts the small blind and there is no Small Blind label. The label order, not the
+    seat numbers, decides (the tournament sample numbers its seats 16 … 89 in no table order).
+    With no Dealer dealt (a dead button) the players take every position but the button.
+    """
+    label = pl.col("player")
+    clockwise = (
+        pl.when(label == "Small Blind")
+        .then(0)
+        .when(label == "Big Blind")
+        .then(1)
+        .when(label == "UTG")
+        .then(2)
+        .when(label.str.contains(r"^UTG\+\d+$"))
+        .then(2 + label.str.extract(r"^UTG\+(\d+)$", 1).cast(pl.Int32, strict=False))
+        .when(label == "Dealer")
+        .then(100)
+    )
+    dealt = (
+        seats.filter(~pl.col("sitting_out"))
+        .with_columns(clockwise=clockwise)
+        .filter(pl.col("clockwise").is_not_null())
+        .with_columns(
+            order=pl.col("clockwise").rank("ordinal").over("hand").cast(pl.UInt32) - 1,
+            has_dealer=(pl.col("player") == "Dealer").any().over("hand"),
+        )
+        # A dead button is an empty seat: the players hold every position but the button's.
+        .with_columns(
+            players=(pl.len().over("hand") + (~pl.col("has_dealer")).cast(pl.UInt32)).cast(
+                pl.UInt32
+            )
+        )
+        .join(POSITION_LABELS, on=["players", "order"], how="left")
+    )
+    return seats.join(dealt.select("hand", "player", "position"), on=["hand", "player"], how="left")

@@ -24,19 +24,14 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-import numpy as np
 import polars as pl
 
-from parsers.assembly import (
-    AnchoredParser,
-    HandTables,
-    attach_hole_cards,
-    forward_fill,
-    settle_all_in_kinds,
-    street_amounts,
-    unknown_lines,
-)
 from parsers.columns import cards_list, money
+from parsers.engine.anchored import AnchoredParser, Block
+from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
+from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.line_forms import LineForm, classify
+from parsers.engine.lines import forward_fill
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "CakeParser"]
@@ -96,46 +91,26 @@ VERB_KIND = {
     KIND_INFO,
     KIND_UNKNOWN,
 ) = range(10)
+LINE_FORMS = (
+    LineForm(KIND_HEADER, where="start"),
+    LineForm(KIND_BLANK, equals=""),
+    LineForm(KIND_BUTTON, starts="Dealer: Seat "),
+    LineForm(KIND_SEAT, pattern=SEAT),
+    LineForm(KIND_DEALT, pattern=DEALT),
+    LineForm(KIND_MARKER, where="marker"),
+    LineForm(KIND_COLLECT, pattern=COLLECT),
+    LineForm(KIND_ACTION, pattern=ACTION),
+    LineForm(KIND_INFO, pattern=INFORMATIONAL),
+)
 
 
-class CakeParser(AnchoredParser):
-    """Parser for Cake Poker text hand histories."""
-
-    site: ClassVar[str] = SITE
-    # Labelled halves, pots not numbered; no total pot and no rake printed (the audit infers
-    # it: nothing in tournaments); uncalled bets returned by an explicit line.
-    profile: ClassVar[SiteProfile] = SiteProfile(
-        site=SITE,
-        halves_labelled=True,
-        total_pot_is_gross=True,
-        raise_cap=4,
-        payout_lines="per_half",
-        rake_printed=False,
-        uncalled_printed=True,
-    )
-
-    hand_start: ClassVar[str] = HAND_START
-    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
-
-    def tables(self, frame: pl.DataFrame, source_file: str) -> HandTables:
-        return _Block(frame, source_file).tables()
-
-
-class _Block:
+class _Block(Block):
     """One parse of a block of lines: the site's own decoding, handed to `finish`."""
-
-    def __init__(self, frame: pl.DataFrame, source_file: str) -> None:
-        self.frame = frame
-        self.source_file = source_file
 
     def tables(self) -> HandTables:
         headers = self._headers()
         candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
-        lines = self._classify(
-            self.frame.filter(pl.col("hand") >= 0).join(
-                candidates.select("hand", "money_scale"), on="hand", how="inner"
-            )
-        )
+        lines = self._classify(self.candidate_lines(candidates, "money_scale"))
         acts = self._action_fields(lines)
         collections = self._collections(lines)
         hands = self._hands(candidates, lines, acts)
@@ -205,39 +180,11 @@ class _Block:
         )
 
     def _classify(self, lines: pl.DataFrame) -> pl.DataFrame:
-        line = lines["line"]
-        names = line.str.extract(MARKER, 1)
+        names = lines["line"].str.extract(MARKER, 1)
         section = forward_fill(lines, names.replace_strict(SECTIONS, default=None), 0)
-        starts_with = line.str.starts_with
-        kinds = np.select(
-            [
-                lines["is_start"].to_numpy(),
-                (line == "").to_numpy(),
-                starts_with("Dealer: Seat ").to_numpy(),
-                line.str.contains(SEAT).to_numpy(),
-                line.str.contains(DEALT).to_numpy(),
-                names.is_not_null().to_numpy(),
-                line.str.contains(COLLECT).to_numpy(),
-                line.str.contains(ACTION).to_numpy(),
-                line.str.contains(INFORMATIONAL).to_numpy(),
-            ],
-            [
-                KIND_HEADER,
-                KIND_BLANK,
-                KIND_BUTTON,
-                KIND_SEAT,
-                KIND_DEALT,
-                KIND_MARKER,
-                KIND_COLLECT,
-                KIND_ACTION,
-                KIND_INFO,
-            ],
-            KIND_UNKNOWN,
-        )
-        return lines.with_columns(
-            section=pl.Series(section, dtype=pl.Int8),
-            kind=pl.Series(kinds, dtype=pl.Int8),
-            marker=names,
+        marker = names.is_not_null().to_numpy()
+        return classify(lines, section, LINE_FORMS, KIND_UNKNOWN, marker=marker).with_columns(
+            marker=names
         )
 
     @staticmethod
@@ -433,3 +380,24 @@ class _Block:
             .then(pl.lit("wrong number of board cards"))
         )
         return hands.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
+
+
+class CakeParser(AnchoredParser):
+    """Parser for Cake Poker text hand histories."""
+
+    site: ClassVar[str] = SITE
+    # Labelled halves, pots not numbered; no total pot and no rake printed (the audit infers
+    # it: nothing in tournaments); uncalled bets returned by an explicit line.
+    profile: ClassVar[SiteProfile] = SiteProfile(
+        site=SITE,
+        halves_labelled=True,
+        total_pot_is_gross=True,
+        raise_cap=4,
+        payout_lines="per_half",
+        rake_printed=False,
+        uncalled_printed=True,
+    )
+
+    hand_start: ClassVar[str] = HAND_START
+    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
+    block: ClassVar[type[Block]] = _Block

@@ -30,19 +30,14 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-import numpy as np
 import polars as pl
 
-from parsers.assembly import (
-    AnchoredParser,
-    HandTables,
-    attach_hole_cards,
-    forward_fill,
-    settle_all_in_kinds,
-    street_amounts,
-    unknown_lines,
-)
 from parsers.columns import cards_list, money
+from parsers.engine.anchored import AnchoredParser, Block
+from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
+from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.line_forms import LineForm, classify
+from parsers.engine.lines import forward_fill
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "EntractionParser"]
@@ -104,46 +99,34 @@ VERB_KIND = {
     KIND_ACTION,
     KIND_UNKNOWN,
 ) = range(14)
+# The first form that matches wins: the lines with a fixed label go before the free
+# "<name> <Verb>" form, so a player called "Call" posting a blind is still a post.
+LINE_FORMS = (
+    LineForm(KIND_HEADER, where="start"),
+    LineForm(KIND_BLANK, equals=""),
+    LineForm(KIND_PLAYERS, pattern=PLAYERS),
+    LineForm(KIND_SEAT, pattern=SEAT),
+    LineForm(KIND_DEALER, pattern=DEALER),
+    LineForm(KIND_POST, pattern=POST),
+    LineForm(KIND_STREET, where="street"),
+    LineForm(KIND_SHOW, pattern=SHOW),
+    LineForm(KIND_NO_SHOW, pattern=NO_SHOW),
+    LineForm(KIND_WIN, pattern=WIN),
+    LineForm(KIND_RAKE, pattern=RAKE),
+    LineForm(KIND_END, starts="Game ended "),
+    LineForm(KIND_ACTION, pattern=ACTION),
+)
 
 
-class EntractionParser(AnchoredParser):
-    """Parser for Entraction text hand histories."""
-
-    site: ClassVar[str] = SITE
-    # One unlabelled line per half naming no pot (a scoop is two lines); the rake is printed,
-    # the total pot is not; uncalled bets come back by an explicit ``Payback`` line.
-    profile: ClassVar[SiteProfile] = SiteProfile(
-        site=SITE,
-        halves_labelled=False,
-        total_pot_is_gross=True,
-        raise_cap=4,
-        payout_lines="per_half",
-        rake_printed=True,
-        uncalled_printed=True,
-    )
-
-    hand_start: ClassVar[str] = HAND_START
-    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
-
-    def tables(self, frame: pl.DataFrame, source_file: str) -> HandTables:
-        return _Block(frame, source_file).tables()
-
-
-class _Block:
+class _Block(Block):
     """One parse of a block of lines: the site's own decoding, handed to `finish`."""
-
-    def __init__(self, frame: pl.DataFrame, source_file: str) -> None:
-        self.frame = frame
-        self.source_file = source_file
 
     def tables(self) -> HandTables:
         headers = self._headers()
         candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
         lines = self._classify(
-            self.frame.filter(pl.col("hand") >= 0).join(
-                candidates.select("hand", "money_scale", table_currency="currency"),
-                on="hand",
-                how="inner",
+            self.candidate_lines(
+                candidates, "money_scale", pl.col("currency").alias("table_currency")
             )
         )
         seat_rows = _fields(lines, KIND_SEAT, SEAT)
@@ -221,46 +204,10 @@ class _Block:
 
     @staticmethod
     def _classify(lines: pl.DataFrame) -> pl.DataFrame:
-        line = lines["line"]
-        street = line.str.extract(STREET, 1)
+        street = lines["line"].str.extract(STREET, 1)
         section = forward_fill(lines, street.replace_strict(STREETS, default=None), 0)
-        # The first pattern that matches wins: the lines with a fixed label go before the free
-        # "<name> <Verb>" form, so a player called "Call" posting a blind is still a post.
-        kinds = np.select(
-            [
-                lines["is_start"].to_numpy(),
-                (line == "").to_numpy(),
-                line.str.contains(PLAYERS).to_numpy(),
-                line.str.contains(SEAT).to_numpy(),
-                line.str.contains(DEALER).to_numpy(),
-                line.str.contains(POST).to_numpy(),
-                street.is_not_null().to_numpy(),
-                line.str.contains(SHOW).to_numpy(),
-                line.str.contains(NO_SHOW).to_numpy(),
-                line.str.contains(WIN).to_numpy(),
-                line.str.contains(RAKE).to_numpy(),
-                line.str.starts_with("Game ended ").to_numpy(),
-                line.str.contains(ACTION).to_numpy(),
-            ],
-            [
-                KIND_HEADER,
-                KIND_BLANK,
-                KIND_PLAYERS,
-                KIND_SEAT,
-                KIND_DEALER,
-                KIND_POST,
-                KIND_STREET,
-                KIND_SHOW,
-                KIND_NO_SHOW,
-                KIND_WIN,
-                KIND_RAKE,
-                KIND_END,
-                KIND_ACTION,
-            ],
-            KIND_UNKNOWN,
-        )
-        return lines.with_columns(
-            section=pl.Series(section, dtype=pl.Int8), kind=pl.Series(kinds, dtype=pl.Int8)
+        return classify(
+            lines, section, LINE_FORMS, KIND_UNKNOWN, street=street.is_not_null().to_numpy()
         )
 
     @staticmethod
@@ -491,3 +438,24 @@ def _fields(lines: pl.DataFrame, kind: int, pattern: str) -> pl.DataFrame:
         )
         .unnest("f")
     )
+
+
+class EntractionParser(AnchoredParser):
+    """Parser for Entraction text hand histories."""
+
+    site: ClassVar[str] = SITE
+    # One unlabelled line per half naming no pot (a scoop is two lines); the rake is printed,
+    # the total pot is not; uncalled bets come back by an explicit ``Payback`` line.
+    profile: ClassVar[SiteProfile] = SiteProfile(
+        site=SITE,
+        halves_labelled=False,
+        total_pot_is_gross=True,
+        raise_cap=4,
+        payout_lines="per_half",
+        rake_printed=True,
+        uncalled_printed=True,
+    )
+
+    hand_start: ClassVar[str] = HAND_START
+    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
+    block: ClassVar[type[Block]] = _Block

@@ -30,15 +30,12 @@ from typing import ClassVar
 import numpy as np
 import polars as pl
 
-from parsers.assembly import (
-    AnchoredParser,
-    HandTables,
-    attach_hole_cards,
-    forward_fill,
-    street_amounts,
-    unknown_lines,
-)
 from parsers.columns import cards_list, money
+from parsers.engine.anchored import AnchoredParser, Block
+from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
+from parsers.engine.betting import street_amounts
+from parsers.engine.line_forms import LineForm, classify
+from parsers.engine.lines import forward_fill
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "KingsClubParser"]
@@ -115,46 +112,33 @@ SECTIONS = {"HOLE CARDS": 0, "FLOP": 1, "TURN": 2, "RIVER": 3, "SUMMARY": 5}
     KIND_INFO,
     KIND_UNKNOWN,
 ) = range(16)
+LINE_FORMS = (
+    LineForm(KIND_HEADER, where="start"),
+    LineForm(KIND_BLANK, equals=""),
+    # The line after the header is the date; before the first street everything is preflop.
+    LineForm(KIND_DATE, pattern=DATE, where="after_header"),
+    LineForm(KIND_TABLE, starts="Table "),
+    LineForm(KIND_SEAT, pattern=SEAT, where="outside_summary"),
+    LineForm(KIND_POST, pattern=POST),
+    LineForm(KIND_DEALT, starts="Dealt to "),
+    LineForm(KIND_MARKER, where="marker"),
+    LineForm(KIND_SHOW, pattern=SHOW),
+    LineForm(KIND_UNCALLED, starts="Uncalled bet ("),
+    LineForm(KIND_RESULT_SEAT, pattern=RESULT_SEAT, where="summary"),
+    LineForm(KIND_RAKE, pattern=RAKE, where="summary"),
+    LineForm(KIND_COLLECT, pattern=COLLECT, where="summary"),
+    LineForm(KIND_ACTION, pattern=ACTION, where="outside_summary"),
+    LineForm(KIND_INFO, pattern=INFORMATIONAL),
+)
 
 
-class KingsClubParser(AnchoredParser):
-    """Parser for KingsClub text hand histories."""
-
-    site: ClassVar[str] = SITE
-    # One line per player (halves and boards summed); rake printed whenever taken, no total
-    # pot; uncalled bets returned silently.
-    profile: ClassVar[SiteProfile] = SiteProfile(
-        site=SITE,
-        halves_labelled=False,
-        total_pot_is_gross=True,
-        raise_cap=4,
-        payout_lines="per_player",
-        rake_printed=True,
-        uncalled_printed=False,
-    )
-
-    hand_start: ClassVar[str] = HAND_START
-    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
-
-    def tables(self, frame: pl.DataFrame, source_file: str) -> HandTables:
-        return _Block(frame, source_file).tables()
-
-
-class _Block:
+class _Block(Block):
     """One parse of a block of lines: the site's own decoding, handed to `finish`."""
-
-    def __init__(self, frame: pl.DataFrame, source_file: str) -> None:
-        self.frame = frame
-        self.source_file = source_file
 
     def tables(self) -> HandTables:
         headers = self._headers()
         candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
-        lines = self._classify(
-            self.frame.filter(pl.col("hand") >= 0).join(
-                candidates.select("hand", "money_scale"), on="hand", how="inner"
-            )
-        )
+        lines = self._classify(self.candidate_lines(candidates, "money_scale"))
         acts = self._action_fields(lines)
         hands = self._hands(candidates, lines, acts)
         seats = self._seats(lines, acts)
@@ -194,56 +178,18 @@ class _Block:
         )
 
     def _classify(self, lines: pl.DataFrame) -> pl.DataFrame:
-        line = lines["line"]
-        names = line.str.extract(MARKER, 1)
+        names = lines["line"].str.extract(MARKER, 1)
         street = names.str.extract(r"(FLOP|TURN|RIVER|HOLE CARDS|SUMMARY)$", 1)
         section = forward_fill(lines, street.replace_strict(SECTIONS, default=None))
-        # The line after the header is the date; before the first street everything is preflop.
-        follows_start = np.concatenate(([False], lines["is_start"].to_numpy()[:-1]))
-        in_summary = section == 5
-        starts_with = line.str.starts_with
-        kinds = np.select(
-            [
-                lines["is_start"].to_numpy(),
-                (line == "").to_numpy(),
-                follows_start & line.str.contains(DATE).to_numpy(),
-                starts_with("Table ").to_numpy(),
-                ~in_summary & line.str.contains(SEAT).to_numpy(),
-                line.str.contains(POST).to_numpy(),
-                starts_with("Dealt to ").to_numpy(),
-                names.is_not_null().to_numpy(),
-                line.str.contains(SHOW).to_numpy(),
-                starts_with("Uncalled bet (").to_numpy(),
-                in_summary & line.str.contains(RESULT_SEAT).to_numpy(),
-                in_summary & line.str.contains(RAKE).to_numpy(),
-                in_summary & line.str.contains(COLLECT).to_numpy(),
-                ~in_summary & line.str.contains(ACTION).to_numpy(),
-                line.str.contains(INFORMATIONAL).to_numpy(),
-            ],
-            [
-                KIND_HEADER,
-                KIND_BLANK,
-                KIND_DATE,
-                KIND_TABLE,
-                KIND_SEAT,
-                KIND_POST,
-                KIND_DEALT,
-                KIND_MARKER,
-                KIND_SHOW,
-                KIND_UNCALLED,
-                KIND_RESULT_SEAT,
-                KIND_RAKE,
-                KIND_COLLECT,
-                KIND_ACTION,
-                KIND_INFO,
-            ],
+        after_header = np.concatenate(([False], lines["is_start"].to_numpy()[:-1]))
+        return classify(
+            lines,
+            section,
+            LINE_FORMS,
             KIND_UNKNOWN,
-        )
-        return lines.with_columns(
-            section=pl.Series(section, dtype=pl.Int8),
-            kind=pl.Series(kinds, dtype=pl.Int8),
-            marker=names,
-        )
+            marker=names.is_not_null().to_numpy(),
+            after_header=after_header,
+        ).with_columns(marker=names)
 
     @staticmethod
     def _action_fields(lines: pl.DataFrame) -> pl.DataFrame:
@@ -548,3 +494,24 @@ class _Block:
             )
         )
         return pl.concat([per_seat, balance])
+
+
+class KingsClubParser(AnchoredParser):
+    """Parser for KingsClub text hand histories."""
+
+    site: ClassVar[str] = SITE
+    # One line per player (halves and boards summed); rake printed whenever taken, no total
+    # pot; uncalled bets returned silently.
+    profile: ClassVar[SiteProfile] = SiteProfile(
+        site=SITE,
+        halves_labelled=False,
+        total_pot_is_gross=True,
+        raise_cap=4,
+        payout_lines="per_player",
+        rake_printed=True,
+        uncalled_printed=False,
+    )
+
+    hand_start: ClassVar[str] = HAND_START
+    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
+    block: ClassVar[type[Block]] = _Block

@@ -29,19 +29,14 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-import numpy as np
 import polars as pl
 
-from parsers.assembly import (
-    AnchoredParser,
-    HandTables,
-    attach_hole_cards,
-    forward_fill,
-    local_to_utc,
-    street_amounts,
-    unknown_lines,
-)
 from parsers.columns import cards_list, money
+from parsers.engine.anchored import AnchoredParser, Block
+from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
+from parsers.engine.betting import street_amounts
+from parsers.engine.line_forms import LineForm, classify
+from parsers.engine.lines import forward_fill, local_to_utc
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "OnGameParser"]
@@ -114,6 +109,25 @@ VERB_KIND = {
     KIND_INFO,
     KIND_UNKNOWN,
 ) = range(18)
+LINE_FORMS = (
+    LineForm(KIND_HEADER, where="start"),
+    LineForm(KIND_BLANK, equals=""),
+    LineForm(KIND_START, starts="Start hand: "),
+    LineForm(KIND_TABLE, starts="Table: "),
+    LineForm(KIND_USER, starts="User: "),
+    LineForm(KIND_BUTTON, starts="Button: seat "),
+    LineForm(KIND_PLAYERS, starts="Players in round: "),
+    LineForm(KIND_SEAT, pattern=SEAT, where="before_cards"),
+    LineForm(KIND_DEALT, starts="Dealing to "),
+    LineForm(KIND_STREET, where="street"),
+    LineForm(KIND_SUMMARY, equals="Summary:"),
+    LineForm(KIND_POT, pattern=POT, where="summary"),
+    LineForm(KIND_RAKE, starts="Rake taken: ", where="summary"),
+    LineForm(KIND_RESULT_SEAT, pattern=RESULT_SEAT, where="summary"),
+    LineForm(KIND_END, starts="***** End of hand "),
+    LineForm(KIND_ACTION, pattern=ACTION, where="outside_summary"),
+    LineForm(KIND_INFO, pattern=INFORMATIONAL),
+)
 MONTHS = {
     m: i
     for i, m in enumerate(
@@ -122,35 +136,8 @@ MONTHS = {
 }
 
 
-class OnGameParser(AnchoredParser):
-    """Parser for OnGame text hand histories."""
-
-    site: ClassVar[str] = SITE
-    # Labelled halves, one line per pot; pots printed gross of the printed rake; uncalled bets
-    # returned silently.
-    profile: ClassVar[SiteProfile] = SiteProfile(
-        site=SITE,
-        halves_labelled=True,
-        total_pot_is_gross=True,
-        raise_cap=4,
-        payout_lines="per_half",
-        rake_printed=True,
-        uncalled_printed=False,
-    )
-
-    hand_start: ClassVar[str] = HAND_START
-    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
-
-    def tables(self, frame: pl.DataFrame, source_file: str) -> HandTables:
-        return _Block(frame, source_file).tables()
-
-
-class _Block:
+class _Block(Block):
     """One parse of a block of lines: the site's own decoding, handed to `finish`."""
-
-    def __init__(self, frame: pl.DataFrame, source_file: str) -> None:
-        self.frame = frame
-        self.source_file = source_file
 
     def tables(self) -> HandTables:
         lines = self._classify(self.frame.filter(pl.col("hand") >= 0))
@@ -181,7 +168,6 @@ class _Block:
 
     def _classify(self, lines: pl.DataFrame) -> pl.DataFrame:
         line = lines["line"]
-        starts_with = line.str.starts_with
         street = line.str.extract(STREET, 1).replace_strict(
             {"flop": 1, "turn": 2, "river": 3}, default=None, return_dtype=pl.Int8
         )
@@ -193,50 +179,8 @@ class _Block:
             .otherwise(street)
         ).to_series()
         section = forward_fill(lines, marker)
-        in_summary = section == 5
-        kinds = np.select(
-            [
-                lines["is_start"].to_numpy(),
-                (line == "").to_numpy(),
-                starts_with("Start hand: ").to_numpy(),
-                starts_with("Table: ").to_numpy(),
-                starts_with("User: ").to_numpy(),
-                starts_with("Button: seat ").to_numpy(),
-                starts_with("Players in round: ").to_numpy(),
-                (section == -1) & line.str.contains(SEAT).to_numpy(),
-                starts_with("Dealing to ").to_numpy(),
-                street.is_not_null().to_numpy(),
-                (line == "Summary:").to_numpy(),
-                in_summary & line.str.contains(POT).to_numpy(),
-                in_summary & starts_with("Rake taken: ").to_numpy(),
-                in_summary & line.str.contains(RESULT_SEAT).to_numpy(),
-                starts_with("***** End of hand ").to_numpy(),
-                ~in_summary & line.str.contains(ACTION).to_numpy(),
-                line.str.contains(INFORMATIONAL).to_numpy(),
-            ],
-            [
-                KIND_HEADER,
-                KIND_BLANK,
-                KIND_START,
-                KIND_TABLE,
-                KIND_USER,
-                KIND_BUTTON,
-                KIND_PLAYERS,
-                KIND_SEAT,
-                KIND_DEALT,
-                KIND_STREET,
-                KIND_SUMMARY,
-                KIND_POT,
-                KIND_RAKE,
-                KIND_RESULT_SEAT,
-                KIND_END,
-                KIND_ACTION,
-                KIND_INFO,
-            ],
-            KIND_UNKNOWN,
-        )
-        return lines.with_columns(
-            section=pl.Series(section, dtype=pl.Int8), kind=pl.Series(kinds, dtype=pl.Int8)
+        return classify(
+            lines, section, LINE_FORMS, KIND_UNKNOWN, street=street.is_not_null().to_numpy()
         )
 
     def _headers(self, lines: pl.DataFrame) -> pl.DataFrame:
@@ -717,3 +661,24 @@ class _Block:
             )
         )
         return pl.concat([pot_reason, stacks])
+
+
+class OnGameParser(AnchoredParser):
+    """Parser for OnGame text hand histories."""
+
+    site: ClassVar[str] = SITE
+    # Labelled halves, one line per pot; pots printed gross of the printed rake; uncalled bets
+    # returned silently.
+    profile: ClassVar[SiteProfile] = SiteProfile(
+        site=SITE,
+        halves_labelled=True,
+        total_pot_is_gross=True,
+        raise_cap=4,
+        payout_lines="per_half",
+        rake_printed=True,
+        uncalled_printed=False,
+    )
+
+    hand_start: ClassVar[str] = HAND_START
+    sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
+    block: ClassVar[type[Block]] = _Block

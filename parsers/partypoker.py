@@ -46,17 +46,13 @@ from typing import ClassVar
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
-from parsers.base import ParseResult, table_from_frame
+from parsers.base import ParseResult
 from parsers.columns import cards_list, local_time_to_utc, money
-from parsers.kernels import street_totals
-from parsers.notes import note_rows, triage_unknown_lines, with_other_games
-from parsers.pokerstars.block_parser import BlockParser as _StarsChecks
-from parsers.pokerstars.block_parser import forward_fill
-from pipeline.positions import assign_positions
+from parsers.engine.assembly import HandTables, finish
+from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.lines import forward_fill, line_frame
 from pipeline.profiles import SiteProfile
-from pipeline.schema import HAND_TABLES
 
 __all__ = [
     "BlockParts",
@@ -76,35 +72,13 @@ SITE = "partypoker"
 # ---------------------------------------------------------------------------------------------
 
 LIVE_KINDS = ("post_sb", "post_bb", "call", "bet", "raise", "all_in")
-NO_AMOUNT_KINDS = ("fold", "check", "show", "muck")
 _EMPTY_CARDS = pl.lit([], dtype=pl.List(pl.UInt8))
-
-
-def line_frame(lines: pl.Series, offsets: np.ndarray, starts: np.ndarray) -> pl.DataFrame:
-    """Lines of a block with their hand number (-1 before the first hand start) and offsets."""
-    start_series = pl.Series("is_start", starts, dtype=pl.Boolean)
-    return pl.DataFrame(
-        {
-            "line": lines.alias("line"),
-            "offset": pl.Series("offset", offsets, dtype=pl.Int64),
-            "hand": (start_series.cast(pl.Int32).cum_sum() - 1).alias("hand"),
-            "is_start": start_series,
-        }
-    ).with_row_index("line_no")
 
 
 def sections(frame: pl.DataFrame, codes: pl.Series, reset_value: int) -> pl.Series:
     """Street of every line: the code of the latest marker line of its hand (``codes`` holds a
     code on marker lines and null elsewhere); ``reset_value`` before the first marker."""
-    marker_rows = np.flatnonzero(codes.is_not_null().to_numpy())
-    filled = forward_fill(
-        frame.height,
-        frame["is_start"].to_numpy(),
-        reset_value,
-        marker_rows,
-        codes.gather(marker_rows).cast(pl.Int64).to_numpy(),
-    )
-    return pl.Series("section", filled, dtype=pl.Int8)
+    return pl.Series("section", forward_fill(frame, codes, reset_value), dtype=pl.Int8)
 
 
 def amount_value(text: pl.Expr, scale: pl.Expr | int) -> pl.Expr:
@@ -154,60 +128,20 @@ def _empty_reasons() -> pl.DataFrame:
     return pl.DataFrame(schema={"hand": pl.Int32, "reason": pl.String})
 
 
-def _with_columns_of(frame: pl.DataFrame, table: str) -> pl.DataFrame:
-    """Add every missing column of the canonical ``table`` as nulls of the right type."""
-    additions = [
-        pl.lit(None, dtype=_polars_type(arrow_field.type)).alias(arrow_field.name)
-        for arrow_field in HAND_TABLES[table]
-        if arrow_field.name not in frame.columns
-    ]
-    return frame.with_columns(additions) if additions else frame
-
-
-def _polars_type(arrow_type: pa.DataType) -> pl.DataType:
-    series = pl.from_arrow(pa.array([], type=arrow_type))
-    assert isinstance(series, pl.Series)
-    return series.dtype
-
-
 def _street_totals(actions: pl.DataFrame) -> pl.DataFrame:
     """to_amount and chips added from the site's increments or raise-to amounts; an ``all_in``
     of unknown kind becomes a bet, call or raise from what it does to the street's high bet."""
-    kind = actions["kind"]
-    live = kind.is_in(list(LIVE_KINDS))
-    in_flow = live | kind.is_in(["fold", "check"])
-    is_raise_to = (kind == "raise") & actions["to"].is_not_null()
-    to_amount, added = street_totals(
-        actions["hand"].cast(pl.Int64).to_numpy(),
-        actions["street"].cast(pl.Int64).to_numpy(),
-        actions["player"].hash(seed=0).to_numpy().view(np.int64),
-        live.to_numpy(),
-        is_raise_to.to_numpy(),
-        in_flow.to_numpy(),
-        actions["amount"].fill_null(0).to_numpy(),
-        actions["to"].fill_null(0).to_numpy(),
+    frame = street_amounts(
+        actions,
+        printed_total=(actions["kind"] == "raise") & actions["to"].is_not_null(),
+        live_kinds=LIVE_KINDS,
     )
-    frame = actions.with_columns(
-        amount=pl.when(pl.col("kind").is_in(list(NO_AMOUNT_KINDS)).not_()).then(
-            pl.when(pl.Series(is_raise_to)).then(pl.Series(added)).otherwise(pl.col("amount"))
-        ),
-        to_amount=pl.when(pl.Series(in_flow)).then(pl.Series(to_amount)),
+    if not (frame["kind"] == "all_in").any():
+        return frame
+    all_in = pl.col("kind") == "all_in"
+    return settle_all_in_kinds(
+        frame.with_columns(is_all_in=pl.col("is_all_in") | all_in), all_in
     )
-    if (kind == "all_in").any():
-        high_before = (
-            pl.col("to_amount").cum_max().forward_fill().shift(1).over("hand", "street")
-        ).fill_null(0)
-        frame = frame.with_columns(
-            kind=pl.when(pl.col("kind") != "all_in")
-            .then(pl.col("kind"))
-            .when(pl.col("to_amount") <= high_before)
-            .then(pl.lit("call"))
-            .when(high_before == 0)
-            .then(pl.lit("bet"))
-            .otherwise(pl.lit("raise")),
-            is_all_in=pl.col("is_all_in") | (pl.col("kind") == "all_in"),
-        )
-    return frame
 
 
 def _mark_all_ins(actions: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
@@ -259,57 +193,14 @@ def _hole_cards(seats: pl.DataFrame, sightings: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _preamble_rejects(
-    frame: pl.DataFrame, site: str, source_file: str, ignorable: str | None
-) -> pl.DataFrame:
-    preamble = frame.filter(pl.col("hand") < 0)
-    text = preamble.filter(pl.col("line").str.strip_chars() != "")
-    if ignorable is not None and text.height:
-        text = text.filter(~pl.col("line").str.contains(ignorable))
-    if text.height == 0:
-        return pl.DataFrame(
-            schema={
-                "source_file": pl.String,
-                "source_offset": pl.Int64,
-                "site": pl.String,
-                "hand_id": pl.String,
-                "reason": pl.String,
-                "raw_text": pl.String,
-            }
-        )
-    return pl.DataFrame(
-        {
-            "source_file": [source_file],
-            "source_offset": [int(text["offset"][0])],
-            "site": [site],
-            "hand_id": [None],
-            "reason": ["text before the first hand header"],
-            "raw_text": ["\n".join(preamble["line"].to_list())],
-        },
-        schema_overrides={"hand_id": pl.String},
-    )
-
-
 def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
-    """Canonical tables and accounting from a site's extractions (see :class:`BlockParts`).
-
-    Hands whose header was not understood, whose text breaks a per-hand check (the site's own
-    ``problems``, then unreadable or duplicate seats, conflicting or impossible cards, actors
-    who are not seated, unreadable amounts) are quarantined with the first reason found; the
-    other hands of the block are kept.
-    """
-    headers = with_other_games(parts.headers, parts.frame)
-    candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
-    skipped = headers.filter(pl.col("header_ok") & ~pl.col("is_o8"))
-    bad_headers = headers.filter(~pl.col("header_ok")).select(
-        "hand", reason=pl.lit("unrecognised hand header")
-    )
-    keep = candidates.select("hand")
+    """Canonical tables and accounting from a site's extractions (see :class:`BlockParts`):
+    the street totals, hole cards and all-ins these sites leave to the rows, then `finish`."""
+    keep = parts.headers.filter(pl.col("header_ok") & pl.col("is_o8")).select("hand")
     hands = parts.hands.join(keep, on="hand", how="semi")
     if "board2" not in hands.columns:
         hands = hands.with_columns(board2=pl.lit(None, dtype=pl.List(pl.UInt8)))
     hands = hands.with_columns(board=pl.col("board").fill_null(_EMPTY_CARDS))
-
     actions = (
         parts.actions.join(keep, on="hand", how="semi")
         .sort("hand", "line_no", "sub")
@@ -327,98 +218,25 @@ def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
     showdowns = parts.showdowns.join(keep, on="hand", how="semi").sort("hand", "line_no")
     seats = _hole_cards(parts.seats.join(keep, on="hand", how="semi"), parts.sightings)
     actions = _mark_all_ins(actions, seats)
-
-    unknown_reasons, notes = triage_unknown_lines(
-        parts.unknown_lines.select("hand", "line_no", "line", "offset")
-        if parts.unknown_lines is not None
-        else parts.frame.clear().select("hand", "line_no", "line", "offset")
-    )
-    reasons = pl.concat(
-        [
-            bad_headers,
-            unknown_reasons,
-            *[problem.select("hand", "reason") for problem in parts.problems],
-            _StarsChecks._seat_problems(seats),
-            _StarsChecks._actor_problems(actions, collections, seats),
-            _StarsChecks._card_problems(hands, seats, showdowns),
-            # A hand that lists no seat at all has nobody to check the others against.
-            keep.join(seats.select("hand").unique(), on="hand", how="anti").with_columns(
-                reason=pl.lit("no seat lines")
+    return finish(
+        HandTables(
+            site=site,
+            source_file=source_file,
+            frame=parts.frame,
+            headers=parts.headers,
+            hands=hands,
+            seats=seats,
+            actions=actions,
+            collections=collections,
+            showdowns=showdowns,
+            reasons=parts.problems,
+            unknown_lines=(
+                parts.unknown_lines.select("hand", "line_no", "line", "offset")
+                if parts.unknown_lines is not None
+                else None
             ),
-        ],
-        how="vertical_relaxed",
-    ).unique(subset="hand", keep="first", maintain_order=True)
-    # Only hands of the game being parsed are judged; other games are skipped whatever they hold.
-    reasons = reasons.join(
-        pl.concat([keep, bad_headers.select("hand")]), on="hand", how="semi"
-    )
-
-    good = keep.join(reasons, on="hand", how="anti")
-    hands = hands.join(good, on="hand", how="semi")
-    seats = assign_positions(seats.join(good, on="hand", how="semi"), hands)
-    actions = actions.join(good, on="hand", how="semi")
-    collections = collections.join(good, on="hand", how="semi")
-    showdowns = showdowns.join(good, on="hand", how="semi")
-    hands = hands.join(
-        seats.group_by("hand").agg(
-            players_dealt=(~pl.col("sitting_out")).sum().cast(pl.Int16)
-        ),
-        on="hand",
-        how="left",
-    )
-
-    preamble = _preamble_rejects(parts.frame, site, source_file, parts.preamble_ignorable)
-    raw = (
-        parts.frame.join(reasons.select("hand"), on="hand", how="semi")
-        .group_by("hand")
-        .agg(raw_text=pl.col("line").str.join("\n"), source_offset=pl.col("offset").first())
-    )
-    hand_rejects = (
-        reasons.join(raw, on="hand", how="left")
-        .join(headers.select("hand", "hand_id"), on="hand", how="left")
-        .sort("hand")
-        .select(
-            source_file=pl.lit(source_file),
-            source_offset="source_offset",
-            site=pl.lit(site),
-            hand_id="hand_id",
-            reason="reason",
-            raw_text="raw_text",
+            preamble_ignorable=parts.preamble_ignorable,
         )
-    )
-    rejects = pl.concat([preamble, hand_rejects], how="vertical_relaxed")
-
-    ids = hands.select("hand", "hand_id")
-    site_column = pl.lit(site)
-    seats, actions, collections, showdowns = (
-        frame.join(ids, on="hand", how="left").with_columns(site=site_column)
-        for frame in (seats, actions, collections, showdowns)
-    )
-    hands = hands.with_columns(site=site_column, source_file=pl.lit(source_file))
-    notes = note_rows(notes, parts.frame, hands, site)
-    tables = {
-        "hands": table_from_frame(_with_columns_of(hands.sort("hand"), "hands"), "hands"),
-        "seats": table_from_frame(_with_columns_of(seats.sort("hand", "seat"), "seats"), "seats"),
-        "actions": table_from_frame(
-            _with_columns_of(actions.sort("hand", "seq"), "actions"), "actions"
-        ),
-        "collections": table_from_frame(
-            _with_columns_of(collections.sort("hand", "seq"), "collections"), "collections"
-        ),
-        "showdowns": table_from_frame(
-            _with_columns_of(showdowns.sort("hand", "line_no"), "showdowns"), "showdowns"
-        ),
-        "notes": table_from_frame(notes, "notes"),
-        "rejects": table_from_frame(rejects, "rejects"),
-    }
-    skipped_games = dict(skipped.group_by("game").len().sort("game").iter_rows())
-    return ParseResult(
-        tables=tables,
-        hands_found=headers.height + (1 if preamble.height else 0),
-        parsed=hands.height,
-        skipped=skipped.height,
-        rejected=rejects.height,
-        skipped_games={str(name): int(count) for name, count in skipped_games.items()},
     )
 
 

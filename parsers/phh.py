@@ -40,9 +40,10 @@ from typing import Any, ClassVar
 import numpy as np
 import polars as pl
 
-from parsers.assembly import HandTables, attach_hole_cards, finish, line_frame
 from parsers.base import ParseResult, table_from_frame
 from parsers.columns import CARD_CODES
+from parsers.engine.assembly import HandTables, attach_hole_cards, finish
+from parsers.engine.lines import line_frame
 from pipeline.profiles import SiteProfile
 
 __all__ = ["MAX_AMOUNT", "SITE", "VARIANT", "PhhError", "PhhParser"]

@@ -40,7 +40,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
-from parsers.winamax import (
+from parsers.engine.line_kinds import (
     CURRENCY_SYMBOLS,
     EMPTY_CARDS,
     FIRST_SITE_KIND,

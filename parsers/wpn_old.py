@@ -38,7 +38,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
-from parsers.winamax import (
+from parsers.engine.line_kinds import (
     EMPTY_CARDS,
     FIRST_SITE_KIND,
     FLOP,

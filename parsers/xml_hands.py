@@ -3,7 +3,7 @@
 These formats hold one hand per element (``<game>``, ``<HISTORY>``, ``<Game>``) or JSON object,
 so a block of lines is cut at each hand's opening line, each hand's text is read on its own
 through `parsers.xml_safe` (or `json`) and decoded by the site's `read_hand` into a `HandRecord`.
-The records become the frames of `parsers.assembly.HandTables`, and the shared `finish` runs the
+The records become the frames of `parsers.engine.assembly.HandTables`, and the shared `finish` runs the
 same seat, actor and card checks, positions and rejects as the text parsers.
 
 Text outside the hand elements (``<ROOT>``, ``----PRIMA.DAT----``, Merge's ``<description>``,
@@ -30,15 +30,10 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from parsers.assembly import (
-    HandTables,
-    attach_hole_cards,
-    finish,
-    settle_all_in_kinds,
-    street_amounts,
-)
 from parsers.base import ParseResult
 from parsers.columns import CARD_CODES, MAX_MINOR_UNITS
+from parsers.engine.assembly import HandTables, attach_hole_cards, finish
+from parsers.engine.betting import settle_all_in_kinds, street_amounts
 from parsers.xml_safe import MAX_DOCUMENT_CHARS, XmlRefused, read_document
 from pipeline.profiles import SiteProfile
 from pipeline.schema import HAND_TABLES

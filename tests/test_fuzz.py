@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import parsers
 from parsers import parse_bytes
-from parsers.pokerstars.block_parser import BlockParser as StarsChecks
+from parsers.engine.checks import actor_problems
 from parsers.text import decode_lines
 from tests.fuzzing import (
     HARMLESS_LINES,
@@ -295,7 +295,7 @@ def test_unseated_actor_with_an_unreadable_name_gets_a_reason() -> None:
         {"hand": [0], "seq": [0], "player": ["alice"], "amount": [5]},
         schema={"hand": pl.Int32, "seq": pl.Int32, "player": pl.String, "amount": pl.Int64},
     )
-    problems = StarsChecks._actor_problems(actions, collections, seats)
+    problems = actor_problems(actions, collections, seats)
     assert problems["reason"].to_list() == ["player not seated: (unreadable name)"]
 
 

@@ -12,13 +12,10 @@ import numpy as np
 import polars as pl
 
 from parsers.base import ParseResult
-from parsers.columns import (
-    cards_list,
-    is_partial_show,
-    local_time_to_utc,
-    money,
-)
-from parsers.kernels import street_totals
+from parsers.columns import cards_list, is_partial_show, local_time_to_utc, money
+from parsers.engine.betting import street_amounts
+from parsers.engine.checks import actor_problems, card_problems, seat_problems
+from parsers.engine.lines import fill_from_rows
 from parsers.notes import note_rows, triage_unknown_lines, with_other_games
 from parsers.pokerstars.forms import (
     ACTION,
@@ -47,8 +44,6 @@ from parsers.pokerstars.forms import (
     KIND_TOTAL,
     KIND_UNCALLED,
     KIND_UNKNOWN,
-    LIVE_KINDS,
-    MAX_SEATS,
     SEAT,
     SECOND_RUN_SECTIONS,
     SECTIONS,
@@ -69,22 +64,6 @@ def parse_with_block_parser(
     """Every hand through the block parser alone: the reference the compiled reader must equal."""
     block = BlockParser(lines, offsets, source_files, file_starts)
     return results_by_file(stored(block.tables()), block.segment_file, source_files)
-
-
-def forward_fill(
-    size: int, resets: np.ndarray, reset_value: int, rows: np.ndarray, values: np.ndarray
-) -> np.ndarray:
-    """Each line takes the value of the latest marker row or reset row at or before it."""
-    source = np.full(size, -1, dtype=np.int64)
-    value_at = np.zeros(size, dtype=np.int64)
-    reset_rows = np.flatnonzero(resets)
-    source[reset_rows] = reset_rows
-    value_at[reset_rows] = reset_value
-    source[rows] = rows
-    value_at[rows] = values
-    latest = np.maximum.accumulate(source)
-    filled = np.where(latest >= 0, value_at[np.maximum(latest, 0)], reset_value)
-    return filled
 
 
 def read_headers(first: pl.DataFrame) -> pl.DataFrame:
@@ -244,9 +223,9 @@ class BlockParser:
                 bad_headers,
                 unknown_reasons,
                 self._hand_problems(hands, lines),
-                self._seat_problems(seats),
-                self._actor_problems(actions, collections, seats),
-                self._card_problems(hands, seats, showdowns),
+                seat_problems(seats),
+                actor_problems(actions, collections, seats),
+                card_problems(hands, seats, showdowns),
             ],
             how="vertical_relaxed",
         ).unique(subset="hand", keep="first", maintain_order=True)
@@ -285,12 +264,12 @@ class BlockParser:
         codes = names.replace_strict(SECTIONS, default=None, return_dtype=pl.Int8)
         runs = pl.Series(names.is_in(SECOND_RUN_SECTIONS)).cast(pl.Int8)
         known = codes.is_not_null().to_numpy()
-        section = forward_fill(
+        section = fill_from_rows(
             len(line), is_start, -1, marker_rows[known], codes.to_numpy()[known]
         )
         # The second run's streets and showdown carry board_index 1; the summary is shared.
         not_summary = (names != "SUMMARY").to_numpy()
-        board_index = forward_fill(
+        board_index = fill_from_rows(
             len(line),
             is_start,
             0,
@@ -557,29 +536,8 @@ class BlockParser:
             street=pl.col("section").clip(0, 3).cast(pl.Int8),
             seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
         )
-        return self._street_totals(frame)
-
-    @staticmethod
-    def _street_totals(frame: pl.DataFrame) -> pl.DataFrame:
-        """to_amount, and the chips added by raises, from each player's running street total."""
-        kind = frame["kind"]
-        live = kind.is_in(list(LIVE_KINDS))
-        in_flow = live | kind.is_in(["fold", "check"])
-        to_amount, added = street_totals(
-            frame["hand"].to_numpy(),
-            frame["street"].to_numpy(),
-            frame["player"].hash(seed=0).to_numpy().view(np.int64),
-            live.to_numpy(),
-            (kind == "raise").to_numpy(),
-            in_flow.to_numpy(),
-            frame["amount"].fill_null(0).to_numpy(),
-            frame["to"].fill_null(0).to_numpy(),
-        )
-        return frame.with_columns(
-            amount=pl.when(kind.is_in(["fold", "check", "show", "muck"]).not_())
-            .then(pl.when(kind == "raise").then(pl.Series(added)).otherwise(pl.col("amount"))),
-            to_amount=pl.when(in_flow).then(pl.Series(to_amount)),
-            site=pl.lit(SITE),
+        return street_amounts(frame, printed_total=frame["kind"] == "raise").with_columns(
+            site=pl.lit(SITE)
         )
 
     def _collections(self, lines: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
@@ -710,107 +668,6 @@ class BlockParser:
             .then(pl.lit("more than five board cards"))
         )
         return checks.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
-
-    @staticmethod
-    def _seat_problems(seats: pl.DataFrame) -> pl.DataFrame:
-        per_hand = seats.group_by("hand").agg(
-            seats=pl.len(),
-            bad=(pl.col("seat").is_null() | pl.col("player").is_null()).sum(),
-            bad_stack=pl.col("stack_start").is_null().sum(),
-            distinct_seats=pl.col("seat").n_unique(),
-            distinct_players=pl.col("player").n_unique(),
-            bad_cards=(
-                pl.col("hole_cards").is_not_null()
-                & (
-                    (pl.col("hole_cards").list.len() != 4)
-                    | (pl.col("hole_cards").list.drop_nulls().list.len() < 4)
-                )
-            ).sum(),
-            conflicting=(pl.col("card_versions") > 1).sum(),
-        )
-        reason = (
-            pl.when(pl.col("seats") > MAX_SEATS)
-            .then(pl.lit(f"more than {MAX_SEATS} seat lines"))
-            .when(pl.col("bad") > 0)
-            .then(pl.lit("unreadable seat line"))
-            .when(pl.col("bad_stack") > 0)
-            .then(pl.lit("unreadable stack"))
-            .when(pl.col("distinct_seats") != pl.col("seats"))
-            .then(pl.lit("duplicate seat number"))
-            .when(pl.col("distinct_players") != pl.col("seats"))
-            .then(pl.lit("duplicate player name"))
-            .when(pl.col("bad_cards") > 0)
-            .then(pl.lit("hole cards are not four readable cards"))
-            .when(pl.col("conflicting") > 0)
-            .then(pl.lit("a player is shown different hole cards"))
-        )
-        return per_hand.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
-
-    @staticmethod
-    def _actor_problems(
-        actions: pl.DataFrame, collections: pl.DataFrame, seats: pl.DataFrame
-    ) -> pl.DataFrame:
-        seated = seats.select("hand", "player")
-        actors = pl.concat(
-            [
-                actions.select("hand", "seq", "player", "amount", "kind"),
-                collections.select(
-                    "hand", (pl.col("seq") + 100_000).alias("seq"), "player", "amount",
-                    pl.lit("collected").alias("kind"),
-                ),
-            ]
-        )
-        strangers = (
-            actors.join(seated, on=["hand", "player"], how="anti")
-            .sort("hand", "seq")
-            .unique("hand", keep="first", maintain_order=True)
-            # A name that could not be read is null: say so rather than give a null reason.
-            .select(
-                "hand",
-                reason=pl.lit("player not seated: ")
-                + pl.col("player").fill_null("(unreadable name)"),
-            )
-        )
-        bad_amounts = (
-            actors.filter(
-                pl.col("kind").is_in(["fold", "check", "show", "muck"]).not_()
-                & (pl.col("amount").is_null() | (pl.col("amount") < 0))
-            )
-            .sort("hand", "seq")
-            .unique("hand", keep="first", maintain_order=True)
-            .select("hand", reason=pl.lit("unreadable or negative amount (") + pl.col("kind") + ")")
-        )
-        return pl.concat([strangers, bad_amounts])
-
-    @staticmethod
-    def _card_problems(
-        hands: pl.DataFrame, seats: pl.DataFrame, showdowns: pl.DataFrame
-    ) -> pl.DataFrame:
-        """Hands with a card dealt twice, or a shown hand holding a card that could not be read
-        (``shows [1,2,3c 9h As Qs]``)."""
-        hole = seats.select("hand", pl.col("hole_cards").alias("card")).explode("card")
-        board = hands.select("hand", pl.col("board").alias("card")).explode("card")
-        board2 = (
-            hands.filter(pl.col("board2").is_not_null())
-            .select(
-                "hand",
-                # The second run repeats the first run's flop (and turn): only new cards count.
-                pl.col("board2").list.set_difference(pl.col("board")).alias("card"),
-            )
-            .explode("card")
-        )
-        cards = pl.concat([hole, board, board2]).drop_nulls("card")
-        duplicated = (
-            cards.group_by("hand", "card")
-            .len()
-            .filter(pl.col("len") > 1)
-            .sort("hand", "card")
-            .select("hand", reason=pl.lit("duplicate card code ") + pl.col("card").cast(pl.String))
-        )
-        unreadable = showdowns.filter(
-            pl.col("cards").list.eval(pl.element().is_null()).list.any()
-        ).select("hand", reason=pl.lit("unreadable shown card"))
-        return pl.concat([duplicated, unreadable]).unique("hand", keep="first", maintain_order=True)
 
     # -- rejects -----------------------------------------------------------------------------
 

@@ -23,8 +23,6 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from parsers.pokerstars.forms import ACTION_VERBS
-from pipeline.positions import labels_after_button
 from parsers.byte_kernels import (
     card_list,
     ends_with,
@@ -35,10 +33,12 @@ from parsers.byte_kernels import (
     starts_with,
     strings_array,
 )
+from parsers.engine.checks import MAX_SEATS
+from parsers.pokerstars.forms import ACTION_VERBS
+from pipeline.positions import labels_after_button
 
 __all__ = ["CompiledBlock", "read_block"]
 
-MAX_SEATS = 10
 _MAX_SIDE_POTS = 16
 _MAX_BOARD = 5
 
@@ -842,7 +842,7 @@ def scan(data: np.ndarray, offsets: np.ndarray, opens_hand: np.ndarray, new_file
                 posted_bb_full[current] = max(posted_bb_full[current], amount[line])
             elif found_verb == VERB_ANTE:
                 posted_ante[current] = max(posted_ante[current], amount[line])
-            # Street totals, as parsers.kernels.street_totals keeps them.
+            # Street totals, as parsers.engine.kernels.street_totals keeps them.
             street[line] = min(max(section, 0), 3)
             if street[line] != action_street:
                 action_street = street[line]

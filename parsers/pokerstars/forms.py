@@ -5,9 +5,6 @@ from __future__ import annotations
 import re
 
 SITE = "pokerstars"
-# No Omaha table seats more players: a hand listing more is damaged (fuzzing spliced 200 seat
-# lines and every text format parsed it), and parsers/kernels.py assumes a handful per street.
-MAX_SEATS = 10
 GAME = "Omaha Hi/Lo"
 
 HAND_START = r"^PokerStars (?:Home Game |Zoom |Home Game Zoom )?(?:Hand|Game) #\d+: "

@@ -1,0 +1,14 @@
+"""The text engine: everything a line-oriented site parser does that is not a fact of its site.
+
+- `lines`: a block's lines as a frame (hand numbers, offsets), values carried from marker lines
+  (streets, runs), local times to UTC.
+- `betting`: street totals from printed increments or to-amounts, all-in kinds by their effect.
+- `checks`: the per-hand checks every site shares (seats, actors, amounts, cards).
+- `assembly`: `HandTables`, what a site decoded, and `finish`: quarantine, notes, rejects and
+  the canonical tables.
+- `anchored`: `AnchoredParser`, the interface of a site whose hands open with a known line.
+- `kernels`: the compiled loop behind the street totals.
+
+A site module holds its line forms, money, card and time formats, and its profile; it decodes its
+lines into `HandTables` and hands them to `finish`.
+"""

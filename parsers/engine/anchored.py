@@ -1,0 +1,65 @@
+"""The parser interface of a text format whose hands each open with a recognisable line."""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+import numpy as np
+import polars as pl
+
+from parsers.base import ParseResult
+from parsers.engine.assembly import HandTables, finish
+from parsers.engine.lines import line_frame
+from pipeline.profiles import SiteProfile
+
+__all__ = ["AnchoredParser", "Block"]
+
+
+class Block:
+    """One parse of a block of lines by a site: its decoding, handed to `finish` as `HandTables`."""
+
+    def __init__(self, frame: pl.DataFrame, source_file: str) -> None:
+        self.frame = frame
+        self.source_file = source_file
+
+    def candidate_lines(self, candidates: pl.DataFrame, *columns: str | pl.Expr) -> pl.DataFrame:
+        """The lines of the hands in ``candidates``, with its ``columns`` (``money_scale``...)."""
+        return self.frame.filter(pl.col("hand") >= 0).join(
+            candidates.select("hand", *columns), on="hand", how="inner"
+        )
+
+    def tables(self) -> HandTables:
+        raise NotImplementedError
+
+
+class AnchoredParser:
+    """The parser interface for a format whose hands each open with a recognisable line.
+
+    A site's subclass names ``site``, ``profile``, ``hand_start`` (the pattern of a hand's first
+    line), ``sniff_pattern`` (searched in a file's first lines) and ``block``, its decoding of a
+    block of lines (a `Block`); splitting, sniffing and the final assembly are shared.
+    """
+
+    site: ClassVar[str]
+    profile: ClassVar[SiteProfile]
+    hand_start: ClassVar[str]
+    sniff_pattern: ClassVar[re.Pattern[str]]
+    block: ClassVar[type[Block]]
+
+    def sniff(self, head: str) -> bool:
+        """A hand header within the first lines of a file."""
+        return self.sniff_pattern.search(head) is not None
+
+    def hand_starts(self, lines: pl.Series) -> np.ndarray:
+        """Mask of hand header lines."""
+        return lines.str.contains(self.hand_start).fill_null(False).to_numpy()
+
+    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
+        """Parse a block of whole hands into the canonical tables."""
+        frame = line_frame(lines, offsets, lines.str.contains(self.hand_start))
+        return finish(self.tables(frame, source_file))
+
+    def tables(self, frame: pl.DataFrame, source_file: str) -> HandTables:
+        """The site's decoding of a block of lines (``line_frame`` layout)."""
+        return self.block(frame, source_file).tables()

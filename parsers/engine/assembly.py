@@ -1,0 +1,271 @@
+"""The end of every text parse: shared checks, quarantine, notes, rejects, canonical tables.
+
+A site's decoding hands over `HandTables` (its rows keyed by the block-local ``hand`` number and
+its own quarantine verdicts); `finish` adds the checks every site shares (`parsers.engine.checks`),
+keeps the hands that pass, turns harmless unknown lines into notes (`parsers.notes`) and the
+others, with damaged hands, into rejects, and returns the `ParseResult`.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from parsers.base import ParseResult, table_from_frame
+from parsers.engine.checks import actor_problems, card_problems, seat_problems
+from parsers.notes import note_rows, triage_unknown_lines, with_other_games
+from pipeline.positions import assign_positions
+from pipeline.schema import HAND_TABLES
+
+__all__ = [
+    "REJECT_SCHEMA",
+    "HandTables",
+    "attach_hole_cards",
+    "complete_columns",
+    "finish",
+    "unknown_lines",
+]
+
+REJECT_SCHEMA = {
+    "source_file": pl.String,
+    "source_offset": pl.Int64,
+    "site": pl.String,
+    "hand_id": pl.String,
+    "reason": pl.String,
+    "raw_text": pl.String,
+}
+
+
+@dataclass
+class HandTables:
+    """What a site parser decoded from one block, keyed by the block-local ``hand`` number.
+
+    ``headers`` has one row per hand start (``hand``, ``hand_id``, ``is_o8``, ``game``);
+    ``hands`` one row per Omaha Hi/Lo hand with the canonical hand columns; the other frames
+    are the canonical tables with ``hand`` instead of ``hand_id``. ``reasons`` are the site's
+    own quarantine verdicts (``hand``, ``reason``), checked before the shared ones.
+    """
+
+    site: str
+    source_file: str
+    frame: pl.DataFrame
+    headers: pl.DataFrame
+    hands: pl.DataFrame
+    seats: pl.DataFrame
+    actions: pl.DataFrame
+    collections: pl.DataFrame
+    showdowns: pl.DataFrame
+    reasons: list[pl.DataFrame] = field(default_factory=list)
+    # The site's cross-checks (a summary that disagrees with the rows): judged after the shared
+    # checks, since a damaged row already reported makes them disagree too.
+    cross_checks: list[pl.DataFrame] = field(default_factory=list)
+    # Whether ``seats.position`` comes from the site (Bovada prints positions as names);
+    # otherwise positions are counted from the button seat.
+    positions_printed: bool = False
+    # Lines no form of the site recognised (`unknown_lines`): kept as notes or quarantined.
+    unknown_lines: pl.DataFrame | None = None
+    # Lines before a file's first hand that are no text (a site's export banner), not rejected.
+    preamble_ignorable: str | None = None
+
+
+def finish(tables: HandTables) -> ParseResult:
+    """Run the shared checks, quarantine the failing hands and build the canonical tables."""
+    site = tables.site
+    headers = with_other_games(tables.headers, tables.frame)
+    skipped = headers.filter(pl.col("header_ok") & ~pl.col("is_o8"))
+    candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8")).select("hand")
+    bad_headers = headers.filter(~pl.col("header_ok")).select(
+        "hand", reason=pl.lit("unrecognised hand header")
+    )
+    hands = tables.hands.join(candidates, on="hand", how="semi")
+    if "source_file" not in hands.columns:
+        hands = hands.with_columns(source_file=pl.lit(tables.source_file))
+    hands = complete_columns(hands, "hands")
+    seats = tables.seats.join(candidates, on="hand", how="semi")
+    actions = tables.actions.join(candidates, on="hand", how="semi")
+    collections = tables.collections.join(candidates, on="hand", how="semi")
+    showdowns = tables.showdowns.join(candidates, on="hand", how="semi")
+    no_seats = candidates.join(seats.select("hand").unique(), on="hand", how="anti").select(
+        "hand", reason=pl.lit("no seat lines")
+    )
+    unknown = tables.unknown_lines
+    if unknown is None:
+        unknown = unknown_lines(tables.frame, pl.lit(False))
+    damaged = pl.col("damaged") if "damaged" in unknown.columns else None
+    unknown_reasons, notes = triage_unknown_lines(unknown, damaged=damaged)
+    reasons = (
+        pl.concat(
+            [
+                bad_headers,
+                unknown_reasons,
+                *[reason.select("hand", "reason") for reason in tables.reasons],
+                no_seats,
+                seat_problems(seats),
+                actor_problems(actions, collections, seats),
+                card_problems(hands, seats, showdowns),
+                *[reason.select("hand", "reason") for reason in tables.cross_checks],
+            ],
+            how="vertical_relaxed",
+        )
+        # A check whose message quotes an unreadable field still quarantines the hand.
+        .with_columns(pl.col("reason").fill_null("damaged hand (reason text unreadable)"))
+        .join(headers.select("hand"), on="hand", how="semi")
+        .join(skipped.select("hand"), on="hand", how="anti")
+        .unique(subset="hand", keep="first", maintain_order=True)
+    )
+    good = candidates.join(reasons, on="hand", how="anti")
+    hands = hands.join(good, on="hand", how="semi")
+    seats = seats.join(good, on="hand", how="semi")
+    if not tables.positions_printed:
+        seats = (
+            assign_positions(seats, hands)
+            if seats.height
+            else seats.with_columns(position=pl.lit(None, dtype=pl.String))
+        )
+    dealt = seats.group_by("hand").agg(players_dealt=(~pl.col("sitting_out")).sum().cast(pl.Int16))
+    hands = hands.drop("players_dealt", strict=False).join(dealt, on="hand", how="left")
+    ids = hands.select("hand", "hand_id")
+    site_column = pl.lit(site).alias("site")
+
+    def keyed(frame: pl.DataFrame, table: str) -> pl.DataFrame:
+        frame = frame.join(good, on="hand", how="semi").join(ids, on="hand", how="left")
+        return complete_columns(frame.with_columns(site_column), table)
+
+    notes = note_rows(notes, tables.frame, hands, site)
+    preamble = _preamble_rejects(tables)
+    rejects = pl.concat([preamble, _hand_rejects(tables, reasons)], how="vertical_relaxed")
+    skipped_games = {
+        str(game): int(count)
+        for game, count in skipped.group_by("game").len().sort("game").iter_rows()
+    }
+    result_tables = {
+        "hands": table_from_frame(
+            complete_columns(hands.with_columns(site_column), "hands").sort("hand"), "hands"
+        ),
+        "seats": table_from_frame(keyed(seats, "seats").sort("hand", "seat"), "seats"),
+        "actions": table_from_frame(keyed(actions, "actions").sort("hand", "seq"), "actions"),
+        "collections": table_from_frame(
+            keyed(collections, "collections").sort("hand", "seq"), "collections"
+        ),
+        "showdowns": table_from_frame(
+            keyed(showdowns, "showdowns").sort("hand", "line_no"), "showdowns"
+        ),
+        "notes": table_from_frame(notes, "notes"),
+        "rejects": table_from_frame(rejects, "rejects"),
+    }
+    return ParseResult(
+        tables=result_tables,
+        hands_found=headers.height + preamble.height,
+        parsed=hands.height,
+        skipped=skipped.height,
+        rejected=rejects.height,
+        skipped_games=skipped_games,
+    )
+
+
+def complete_columns(frame: pl.DataFrame, table: str) -> pl.DataFrame:
+    """Add the canonical columns a site never prints, as nulls."""
+    schema = _polars_schema(table)
+    missing = [name for name in schema if name not in frame.columns]
+    return frame.with_columns(pl.lit(None, dtype=schema[name]).alias(name) for name in missing)
+
+
+@functools.cache
+def _polars_schema(table: str) -> dict[str, pl.DataType]:
+    empty = pl.from_arrow(HAND_TABLES[table].empty_table())
+    assert isinstance(empty, pl.DataFrame)
+    return dict(empty.schema)
+
+
+def _preamble_text(tables: HandTables) -> pl.DataFrame:
+    """The lines before the first hand that hold text the site's own banner does not explain."""
+    text = tables.frame.filter((pl.col("hand") < 0) & (pl.col("line").str.strip_chars() != ""))
+    if tables.preamble_ignorable is not None and text.height:
+        text = text.filter(~pl.col("line").str.contains(tables.preamble_ignorable))
+    return text
+
+
+def _preamble_rejects(tables: HandTables) -> pl.DataFrame:
+    text = _preamble_text(tables)
+    if text.height == 0:
+        return pl.DataFrame(schema=REJECT_SCHEMA)
+    preamble = tables.frame.filter(pl.col("hand") < 0)
+    return pl.DataFrame(
+        {
+            "source_file": [tables.source_file],
+            "source_offset": [int(text["offset"][0])],
+            "site": [tables.site],
+            "hand_id": [None],
+            "reason": ["text before the first hand header"],
+            "raw_text": ["\n".join(preamble["line"].to_list())],
+        },
+        schema=REJECT_SCHEMA,
+    )
+
+
+def _hand_rejects(tables: HandTables, reasons: pl.DataFrame) -> pl.DataFrame:
+    text = (
+        tables.frame.join(reasons.select("hand"), on="hand", how="semi")
+        .group_by("hand")
+        .agg(raw_text=pl.col("line").str.join("\n"), source_offset=pl.col("offset").first())
+    )
+    return (
+        reasons.join(text, on="hand", how="left")
+        .join(tables.headers.select("hand", "hand_id"), on="hand", how="left")
+        .sort("hand")
+        .select(
+            source_file=pl.lit(tables.source_file),
+            source_offset="source_offset",
+            site=pl.lit(tables.site),
+            hand_id="hand_id",
+            reason="reason",
+            raw_text="raw_text",
+        )
+        .cast(REJECT_SCHEMA)  # type: ignore[arg-type]
+    )
+
+
+def attach_hole_cards(
+    seats: pl.DataFrame, sightings: pl.DataFrame, heroes: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """``hole_cards`` (last sighting), ``card_versions`` and ``is_hero`` on the seats.
+
+    ``sightings`` has ``hand``, ``line_no``, ``player`` and ``cards`` (list of card codes);
+    two different sightings of one player's cards make ``card_versions`` > 1, which the seat
+    checks quarantine. ``heroes`` lists ``hand``, ``player`` of the recording player.
+    """
+    cards = (
+        sightings.filter(pl.col("cards").is_not_null())
+        .sort("hand", "line_no")
+        .with_columns(key=pl.col("cards").list.sort().cast(pl.List(pl.String)).list.join(","))
+        .group_by("hand", "player", maintain_order=True)
+        .agg(hole_cards=pl.col("cards").last(), card_versions=pl.col("key").n_unique())
+    )
+    seats = seats.join(cards, on=["hand", "player"], how="left").with_columns(
+        card_versions=pl.col("card_versions").fill_null(0)
+    )
+    if heroes is None:
+        return seats.with_columns(is_hero=pl.lit(False))
+    flagged = heroes.unique().with_columns(is_hero=pl.lit(True))
+    return seats.join(flagged, on=["hand", "player"], how="left").with_columns(
+        is_hero=pl.col("is_hero").fill_null(False)
+    )
+
+
+def unknown_lines(
+    lines: pl.DataFrame, unknown: pl.Expr, damaged: pl.Expr | None = None
+) -> pl.DataFrame:
+    """The lines no form of the site recognised (`HandTables.unknown_lines`).
+
+    ``damaged`` marks those shaped like a data line the site failed to read: they quarantine
+    their hand whatever they hold (see `parsers.notes`).
+    """
+    return lines.filter(unknown).select(
+        "hand",
+        "line_no",
+        "line",
+        "offset",
+        damaged=pl.lit(False) if damaged is None else damaged.fill_null(True),
+    )

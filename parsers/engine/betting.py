@@ -1,0 +1,73 @@
+"""Street totals: what every action adds and the player's street total after it."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from parsers.engine.kernels import street_totals
+
+__all__ = ["LIVE_KINDS", "SILENT_KINDS", "settle_all_in_kinds", "street_amounts"]
+
+# Kinds whose chips count toward the player's street total (antes and dead blinds do not).
+LIVE_KINDS = ("post_sb", "post_bb", "call", "bet", "raise")
+# Kinds that move no chips: their amount is null whatever the line printed.
+SILENT_KINDS = ("fold", "check", "show", "muck")
+
+
+def street_amounts(
+    actions: pl.DataFrame,
+    printed_total: pl.Series | None = None,
+    live_kinds: tuple[str, ...] = LIVE_KINDS,
+) -> pl.DataFrame:
+    """``amount`` (chips added) and ``to_amount`` (street total after) of every action.
+
+    ``actions`` is in action order with ``hand``, ``street``, ``player``, ``kind``, ``amount``
+    (the increment, where the site prints one) and ``to`` (the street total, where the site
+    prints one). ``printed_total`` marks the rows whose ``to`` is read (default: every live row
+    that has one): a printed total always wins over a printed increment (site-formats §1.2).
+    """
+    kind = actions["kind"]
+    live = kind.is_in(list(live_kinds))
+    in_flow = live | kind.is_in(["fold", "check"])
+    if printed_total is None:
+        printed_total = live & actions["to"].is_not_null()
+    to_amount, added = street_totals(
+        actions["hand"].to_numpy(),
+        actions["street"].to_numpy(),
+        actions["player"].hash(seed=0).to_numpy().view(np.int64),
+        live.to_numpy(),
+        printed_total.to_numpy(),
+        in_flow.to_numpy(),
+        actions["amount"].fill_null(0).to_numpy(),
+        actions["to"].fill_null(0).to_numpy(),
+    )
+    silent = kind.is_in(list(SILENT_KINDS))
+    return actions.with_columns(
+        amount=pl.when(~silent).then(
+            pl.when(printed_total).then(pl.Series(added)).otherwise(pl.col("amount"))
+        ),
+        to_amount=pl.when(in_flow).then(pl.Series(to_amount)),
+    )
+
+
+def settle_all_in_kinds(actions: pl.DataFrame, undecided: pl.Expr) -> pl.DataFrame:
+    """Kind of an all-in printed as chips added only (Bovada ``All-in $x``, Cake ``is all in``).
+
+    Run after `street_amounts`: the row bets into an unopened street, calls up to the street's
+    highest total so far, or raises above it.
+    """
+    highest_before = (
+        pl.col("to_amount").fill_null(0).cum_max().shift(1, fill_value=0).over("hand", "street")
+    )
+    return actions.with_columns(
+        kind=pl.when(undecided)
+        .then(
+            pl.when(highest_before == 0)
+            .then(pl.lit("bet"))
+            .when(pl.col("to_amount") <= highest_before)
+            .then(pl.lit("call"))
+            .otherwise(pl.lit("raise"))
+        )
+        .otherwise(pl.col("kind"))
+    )

@@ -1,0 +1,116 @@
+"""The per-hand checks every text site shares, run on the canonical rows before a hand is stored.
+
+Each returns ``hand, reason`` for the hands it finds wrong (the first reason per hand); a site's
+own checks come before these, so its more specific reason wins.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+__all__ = ["MAX_SEATS", "actor_problems", "card_problems", "seat_problems"]
+
+# No Omaha table seats more players: a hand listing more is damaged (fuzzing spliced 200 seat
+# lines and every text format parsed it), and parsers/engine/kernels.py assumes a handful per street.
+MAX_SEATS = 10
+
+
+def seat_problems(seats: pl.DataFrame) -> pl.DataFrame:
+    per_hand = seats.group_by("hand").agg(
+        seats=pl.len(),
+        bad=(pl.col("seat").is_null() | pl.col("player").is_null()).sum(),
+        bad_stack=pl.col("stack_start").is_null().sum(),
+        distinct_seats=pl.col("seat").n_unique(),
+        distinct_players=pl.col("player").n_unique(),
+        bad_cards=(
+            pl.col("hole_cards").is_not_null()
+            & (
+                (pl.col("hole_cards").list.len() != 4)
+                | (pl.col("hole_cards").list.drop_nulls().list.len() < 4)
+            )
+        ).sum(),
+        conflicting=(pl.col("card_versions") > 1).sum(),
+    )
+    reason = (
+        pl.when(pl.col("seats") > MAX_SEATS)
+        .then(pl.lit(f"more than {MAX_SEATS} seat lines"))
+        .when(pl.col("bad") > 0)
+        .then(pl.lit("unreadable seat line"))
+        .when(pl.col("bad_stack") > 0)
+        .then(pl.lit("unreadable stack"))
+        .when(pl.col("distinct_seats") != pl.col("seats"))
+        .then(pl.lit("duplicate seat number"))
+        .when(pl.col("distinct_players") != pl.col("seats"))
+        .then(pl.lit("duplicate player name"))
+        .when(pl.col("bad_cards") > 0)
+        .then(pl.lit("hole cards are not four readable cards"))
+        .when(pl.col("conflicting") > 0)
+        .then(pl.lit("a player is shown different hole cards"))
+    )
+    return per_hand.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
+
+
+def actor_problems(
+    actions: pl.DataFrame, collections: pl.DataFrame, seats: pl.DataFrame
+) -> pl.DataFrame:
+    seated = seats.select("hand", "player")
+    actors = pl.concat(
+        [
+            actions.select("hand", "seq", "player", "amount", "kind"),
+            collections.select(
+                "hand", (pl.col("seq") + 100_000).alias("seq"), "player", "amount",
+                pl.lit("collected").alias("kind"),
+            ),
+        ]
+    )
+    strangers = (
+        actors.join(seated, on=["hand", "player"], how="anti")
+        .sort("hand", "seq")
+        .unique("hand", keep="first", maintain_order=True)
+        # A name that could not be read is null: say so rather than give a null reason.
+        .select(
+            "hand",
+            reason=pl.lit("player not seated: ")
+            + pl.col("player").fill_null("(unreadable name)"),
+        )
+    )
+    bad_amounts = (
+        actors.filter(
+            pl.col("kind").is_in(["fold", "check", "show", "muck"]).not_()
+            & (pl.col("amount").is_null() | (pl.col("amount") < 0))
+        )
+        .sort("hand", "seq")
+        .unique("hand", keep="first", maintain_order=True)
+        .select("hand", reason=pl.lit("unreadable or negative amount (") + pl.col("kind") + ")")
+    )
+    return pl.concat([strangers, bad_amounts])
+
+
+def card_problems(
+    hands: pl.DataFrame, seats: pl.DataFrame, showdowns: pl.DataFrame
+) -> pl.DataFrame:
+    """Hands with a card dealt twice, or a shown hand holding a card that could not be read
+    (``shows [1,2,3c 9h As Qs]``)."""
+    hole = seats.select("hand", pl.col("hole_cards").alias("card")).explode("card")
+    board = hands.select("hand", pl.col("board").alias("card")).explode("card")
+    board2 = (
+        hands.filter(pl.col("board2").is_not_null())
+        .select(
+            "hand",
+            # The second run repeats the first run's flop (and turn): only new cards count.
+            pl.col("board2").list.set_difference(pl.col("board")).alias("card"),
+        )
+        .explode("card")
+    )
+    cards = pl.concat([hole, board, board2]).drop_nulls("card")
+    duplicated = (
+        cards.group_by("hand", "card")
+        .len()
+        .filter(pl.col("len") > 1)
+        .sort("hand", "card")
+        .select("hand", reason=pl.lit("duplicate card code ") + pl.col("card").cast(pl.String))
+    )
+    unreadable = showdowns.filter(
+        pl.col("cards").list.eval(pl.element().is_null()).list.any()
+    ).select("hand", reason=pl.lit("unreadable shown card"))
+    return pl.concat([duplicated, unreadable]).unique("hand", keep="first", maintain_order=True)

@@ -1,0 +1,81 @@
+"""A site's line kinds as a table of forms, and the classification of a block's lines by it.
+
+A form says how a line of one kind is recognised (a literal start, a literal part, the whole
+text, or a regular expression searched in it) and where in a hand it may stand (``where``: a
+mask the engine knows, or one the site passes, such as its street-marker lines). The first form
+that matches classifies the line; a line no form matches is unknown, and `parsers.notes` decides
+whether it is a harmless note or quarantines its hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+__all__ = ["LineForm", "classify"]
+
+SUMMARY_SECTION = 5
+
+
+@dataclass(frozen=True)
+class LineForm:
+    """One kind of line: at most one of ``starts``, ``contains``, ``equals``, ``pattern``
+    (none: the ``where`` mask alone decides), and ``where`` it may stand."""
+
+    kind: int
+    starts: str | None = None
+    contains: str | None = None
+    equals: str | None = None
+    pattern: str | None = None
+    # "any", "start" (a hand's first line), "before_cards" (section -1), "summary" (section 5),
+    # "outside_summary", or the name of a mask the site passes to `classify`.
+    where: str = "any"
+
+    def test(self, line: pl.Series) -> np.ndarray | None:
+        """Where the line text has this form (None: any text)."""
+        if self.starts is not None:
+            found = line.str.starts_with(self.starts)
+        elif self.contains is not None:
+            found = line.str.contains(self.contains, literal=True)
+        elif self.equals is not None:
+            found = line == self.equals
+        elif self.pattern is not None:
+            found = line.str.contains(self.pattern)
+        else:
+            return None
+        return found.fill_null(False).to_numpy()
+
+
+def classify(
+    lines: pl.DataFrame,
+    section: np.ndarray,
+    forms: tuple[LineForm, ...],
+    unknown: int,
+    **masks: np.ndarray,
+) -> pl.DataFrame:
+    """``lines`` with ``section`` and ``kind`` (Int8): the first of ``forms`` each line has.
+
+    ``section`` is each line's street code (-1 before the cards, 5 in the summary); ``masks``
+    are the site's own places (marker lines, the line after the header, ...).
+    """
+    line = lines["line"]
+    everywhere = np.ones(len(line), dtype=bool)
+    places = {
+        "any": everywhere,
+        "start": lines["is_start"].to_numpy(),
+        "before_cards": section == -1,
+        "summary": section == SUMMARY_SECTION,
+        "outside_summary": section != SUMMARY_SECTION,
+        **masks,
+    }
+    conditions = []
+    for form in forms:
+        found = form.test(line)
+        place = places[form.where]
+        conditions.append(place if found is None else place & found)
+    kinds = np.select(conditions, [form.kind for form in forms], unknown)
+    return lines.with_columns(
+        section=pl.Series(section, dtype=pl.Int8), kind=pl.Series(kinds, dtype=pl.Int8)
+    )

@@ -1,0 +1,450 @@
+"""`TextFormat`: a site's line kinds as a table of regular expressions, and the steps after.
+
+The PokerStars parser's method generalised: every line of a block is classified by the first line
+kind whose pattern matches in its section of the hand, each kind is decoded by its own expression
+over the column of those lines, and the rows go to `parsers.engine.assembly.finish`. A site
+fills the kind table and the few steps that differ (header, actions, payouts). Used by the
+Winamax, Winning Poker Network (both layouts), PKR and GGPoker parsers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar, TypeAlias
+
+import numpy as np
+import polars as pl
+
+from parsers.base import ParseResult
+from parsers.columns import cards_list, local_time_to_utc, money
+from parsers.engine.assembly import HandTables, finish
+from parsers.engine.betting import street_amounts
+from parsers.engine.lines import fill_from_rows, line_frame
+from pipeline.schema import HANDS
+
+__all__ = [
+    "CURRENCY_SYMBOLS",
+    "EMPTY_CARDS",
+    "FIRST_SITE_KIND",
+    "FLOP",
+    "KIND_BLANK",
+    "KIND_HEADER",
+    "KIND_INFO",
+    "KIND_MARKER",
+    "KIND_OTHER",
+    "KIND_UNKNOWN",
+    "PREFLOP",
+    "RIVER",
+    "SETUP",
+    "SHOWDOWN",
+    "SUMMARY",
+    "TURN",
+    "TextFormat",
+    "bracket_cards",
+    "ensure_columns",
+    "first_lines",
+    "last_bracket",
+    "utc_time",
+]
+
+# Sections of a hand: the setup before the cards are dealt, the four streets, showdown, summary.
+SETUP, PREFLOP, FLOP, TURN, RIVER, SHOWDOWN, SUMMARY = -1, 0, 1, 2, 3, 4, 5
+
+# Line kinds every format has; a site numbers its own kinds from FIRST_SITE_KIND.
+KIND_HEADER, KIND_BLANK, KIND_MARKER, KIND_INFO, KIND_UNKNOWN, KIND_OTHER = range(6)
+FIRST_SITE_KIND = 10
+
+
+DataTypeLike: TypeAlias = pl.DataType | type[pl.DataType]
+
+CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "CNY"}
+EMPTY_CARDS = pl.lit([], dtype=pl.List(pl.UInt8))
+
+
+def bracket_cards(text: pl.Expr) -> pl.Expr:
+    """``"[5d 4h As] [Js]"`` / ``"[3 d][2 c]"`` / ``"[10h]"`` → ``"5d 4h As Js"``-style tokens.
+
+    Brackets go, a space inside a card (``9 d``) goes, and a printed ten ``10`` becomes ``T``.
+    """
+    return (
+        text.str.replace_all(r"\]\s*\[", " ")
+        .str.strip_chars("[] ")
+        .str.replace_all(r"\b([2-9TJQKA]|10) ([cdhs])\b", "${1}${2}")
+        .str.replace_all(r"\b10([cdhs])\b", "T${1}")
+    )
+
+
+def last_bracket(text: pl.Expr) -> pl.Expr:
+    """The last ``[...]`` group of a street line (the card the street added)."""
+    return text.str.extract(r"\[([^\[\]]*)\]\s*$", 1)
+
+
+def ensure_columns(frame: pl.DataFrame, schema: Mapping[str, DataTypeLike]) -> pl.DataFrame:
+    """Add the missing columns of ``schema`` as nulls."""
+    missing = [
+        pl.lit(None, dtype=dtype).alias(name)
+        for name, dtype in schema.items()
+        if name not in frame.columns
+    ]
+    return frame.with_columns(missing) if missing else frame
+
+
+HAND_COLUMNS: dict[str, DataTypeLike] = {
+    name: pl.from_arrow(HANDS.empty_table()).schema[name]  # type: ignore[union-attr]
+    for name in HANDS.names
+}
+
+
+class TextFormat:
+    """One parse of a block of a line-oriented hand-history format.
+
+    A site subclass fills the class attributes (hand start, street markers, line kinds with their
+    patterns and sections, informational lines) and implements `headers`, `hands`, `seats`,
+    `actions`, `collections` and `showdowns` over the classified lines; this class does the
+    classification, the street totals, the hand checks, the quarantine and the assembly.
+    """
+
+    site: ClassVar[str]
+    # A hand's first line.
+    hand_start: ClassVar[str]
+    # A street marker line: group ``name`` (looked up in `sections`), optional group ``cards``.
+    marker: ClassVar[str]
+    # Marker name -> (section, board_index); an unknown marker name makes the line unrecognised.
+    sections: ClassVar[dict[str, tuple[int, int]]]
+    # (kind, pattern, scope), tried in order; the first match classifies the line. Scopes:
+    # "any", "setup" (before the deal), "dealt" (from the deal on), "play" (setup to
+    # showdown), "body" (all but the summary), "summary".
+    line_kinds: ClassVar[tuple[tuple[int, str, str], ...]]
+    # Known text that carries nothing the tables need; any other line quarantines its hand.
+    informational: ClassVar[str]
+
+    def __init__(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> None:
+        self.source_file = source_file
+        self._decoded: dict[tuple[int, int, str], tuple[pl.DataFrame, pl.DataFrame]] = {}
+        self.frame = line_frame(lines, offsets, lines.str.contains(self.hand_start))
+
+    # -- steps a site implements -------------------------------------------------------------
+
+    def headers(self, body: pl.DataFrame) -> pl.DataFrame:
+        """One row per hand: ``hand``, ``offset``, ``hand_id``, ``game``, ``is_o8``,
+        ``header_ok``, ``money_scale`` and any `pipeline.schema.HANDS` column the header gives."""
+        raise NotImplementedError
+
+    def hands(
+        self, headers: pl.DataFrame, lines: pl.DataFrame, actions: pl.DataFrame
+    ) -> pl.DataFrame:
+        """The hands table of the candidate hands (``hand`` plus HANDS columns, and an optional
+        ``problem`` text for a hand-level defect); ``actions`` as `actions` returned them."""
+        raise NotImplementedError
+
+    def seats(self, lines: pl.DataFrame) -> pl.DataFrame:
+        """``hand, seat, player, stack_start, sitting_out`` (+ optional ``bounty``)."""
+        raise NotImplementedError
+
+    def actions(self, lines: pl.DataFrame) -> pl.DataFrame:
+        """``hand, line_no, sub, section, player, kind, amount, to, is_all_in``: ``amount`` the
+        chips added where the site prints them, ``to`` the street total where it prints that."""
+        raise NotImplementedError
+
+    def collections(self, lines: pl.DataFrame) -> pl.DataFrame:
+        """``hand, line_no, player, amount, pot_index, half, board_index``."""
+        raise NotImplementedError
+
+    def showdowns(self, lines: pl.DataFrame) -> pl.DataFrame:
+        """``hand, line_no, player, cards_text, high_desc, low_desc, board_index``."""
+        raise NotImplementedError
+
+    def known_cards(self, lines: pl.DataFrame) -> pl.DataFrame:
+        """``hand, line_no, player, cards_text, is_dealt``: every sighting of hole cards."""
+        raise NotImplementedError
+
+    def extra_problems(self, tables: dict[str, pl.DataFrame], lines: pl.DataFrame) -> pl.DataFrame:
+        """Site-specific consistency checks: ``hand, reason``."""
+        return pl.DataFrame(schema={"hand": pl.Int32, "reason": pl.String})
+
+    # -- orchestration -----------------------------------------------------------------------
+
+    def parse(self) -> ParseResult:
+        body = self.frame.filter(pl.col("hand") >= 0)
+        headers = self.headers(body)
+        candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
+        lines = self.classify(
+            body.join(candidates.select("hand", "money_scale"), on="hand", how="inner")
+        )
+        raw_actions = self.tidy_actions(self.actions(lines))
+        hands = self.hands(candidates, lines, raw_actions)
+        actions = self.street_totals(raw_actions)
+        collections = (
+            self.collections(lines)
+            .sort("hand", "line_no")
+            .with_columns(seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32))
+        )
+        showdowns = self.showdowns(lines).with_columns(cards=cards_list(pl.col("cards_text")))
+        seats = self.hole_cards(self.seats(lines), self.known_cards(lines))
+        hands = ensure_columns(hands, {"problem": pl.String, "board2": pl.List(pl.UInt8)})
+        tables = {"hands": hands, "seats": seats, "actions": actions, "collections": collections}
+        return finish(
+            HandTables(
+                site=self.site,
+                source_file=self.source_file,
+                frame=self.frame,
+                headers=headers,
+                hands=hands,
+                seats=seats,
+                actions=actions,
+                collections=collections,
+                showdowns=showdowns,
+                reasons=[self.hand_problems(hands, lines)],
+                cross_checks=[self.extra_problems(tables, lines)],
+                unknown_lines=lines.filter(pl.col("kind") == KIND_UNKNOWN).select(
+                    "hand", "line_no", "line", "offset"
+                ),
+            )
+        )
+
+    # -- classification ----------------------------------------------------------------------
+
+    def classify(self, lines: pl.DataFrame) -> pl.DataFrame:
+        """Section, board (run) and kind of every line of the candidate hands."""
+        line = lines["line"]
+        is_start = lines["is_start"].to_numpy()
+        marker_fields = lines.select(
+            pl.col("line").str.extract_groups(self.marker).alias("m")
+        ).unnest("m")
+        names = marker_fields["name"]
+        is_marker = names.is_not_null().to_numpy()
+        marker_rows = np.flatnonzero(is_marker)
+        marker_names = names.gather(marker_rows)
+        section_of = {name: value[0] for name, value in self.sections.items()}
+        board_of = {name: value[1] for name, value in self.sections.items()}
+        codes = marker_names.replace_strict(section_of, default=None, return_dtype=pl.Int8)
+        runs = marker_names.replace_strict(board_of, default=None, return_dtype=pl.Int8)
+        known = codes.is_not_null().to_numpy()
+        section = fill_from_rows(
+            len(line), is_start, SETUP, marker_rows[known], codes.to_numpy()[known]
+        )
+        not_summary = (codes.fill_null(SUMMARY) != SUMMARY).to_numpy()
+        board_index = fill_from_rows(
+            len(line),
+            is_start,
+            0,
+            marker_rows[known & not_summary],
+            runs.to_numpy()[known & not_summary],
+        )
+        scope_masks = {
+            "any": np.ones(len(line), dtype=bool),
+            "setup": section == SETUP,
+            "dealt": section >= PREFLOP,
+            "play": (section >= SETUP) & (section <= SHOWDOWN),
+            "body": section < SUMMARY,
+            "summary": section == SUMMARY,
+        }
+        known_marker = np.zeros(len(line), dtype=bool)
+        known_marker[marker_rows[known]] = True
+        conditions = [is_start, (line == "").to_numpy(), known_marker]
+        choices = [KIND_HEADER, KIND_BLANK, KIND_MARKER]
+        for kind, pattern, scope in self.line_kinds:
+            conditions.append(
+                scope_masks[scope] & line.str.contains(pattern).fill_null(False).to_numpy()
+            )
+            choices.append(kind)
+        kinds = np.select(conditions, choices, KIND_OTHER).astype(np.int16)
+        other = np.flatnonzero(kinds == KIND_OTHER)
+        if len(other):
+            informational = line.gather(other).str.contains(self.informational).fill_null(False)
+            kinds[other] = np.where(informational.to_numpy(), KIND_INFO, KIND_UNKNOWN)
+        return lines.with_columns(
+            section=pl.Series(section, dtype=pl.Int8),
+            board_index=pl.Series(board_index, dtype=pl.Int8),
+            kind=pl.Series(kinds, dtype=pl.Int16),
+            marker=marker_fields["name"],
+            marker_cards=marker_fields["cards"]
+            if "cards" in marker_fields.columns
+            else pl.lit(None, dtype=pl.String),
+        )
+
+    def fields(self, lines: pl.DataFrame, kind: int, pattern: str) -> pl.DataFrame:
+        """The named groups of ``pattern`` over the lines of one kind, with their context.
+
+        Several steps read the same kind (actions, showdowns and hole cards all read the action
+        lines): each is decoded once per parse.
+        """
+        key = (id(lines), kind, pattern)
+        cached = self._decoded.get(key)
+        # The frame is kept with its result, so its id cannot be reused by another frame.
+        if cached is None or cached[0] is not lines:
+            cached = (lines, self._decode(lines, kind, pattern))
+            self._decoded[key] = cached
+        return cached[1]
+
+    @staticmethod
+    def _decode(lines: pl.DataFrame, kind: int, pattern: str) -> pl.DataFrame:
+        return (
+            lines.filter(pl.col("kind") == kind)
+            .select(
+                "hand",
+                "line_no",
+                "section",
+                "board_index",
+                "money_scale",
+                pl.col("line").str.extract_groups(pattern).alias("f"),
+            )
+            .unnest("f")
+        )
+
+    @staticmethod
+    def money(column: str) -> pl.Expr:
+        """A printed amount column in the hand's minor unit (null when unreadable)."""
+        return money(pl.col(column).str.strip_chars(), pl.col("money_scale"))
+
+    # -- shared table steps ------------------------------------------------------------------
+
+    @staticmethod
+    def boards(lines: pl.DataFrame) -> pl.DataFrame:
+        """``board`` and ``board2`` of each hand from its street lines.
+
+        A flop line gives all its cards, a turn or river line the card of its last bracket
+        (sites repeat the earlier cards before it, or not). A second run's board takes the
+        first run's cards on the streets it did not deal again.
+        """
+        streets = (
+            lines.filter(
+                (pl.col("kind") == KIND_MARKER)
+                & pl.col("section").is_between(FLOP, RIVER)
+                & pl.col("marker_cards").is_not_null()
+            )
+            .with_columns(
+                dealt=pl.when(pl.col("section") == FLOP)
+                .then(bracket_cards(pl.col("marker_cards")))
+                .otherwise(bracket_cards(last_bracket(pl.col("marker_cards"))))
+            )
+            .filter(pl.col("dealt").str.len_chars() > 0)
+        )
+        per_street = streets.group_by("hand", "section", "board_index").agg(pl.col("dealt").last())
+        first = per_street.filter(pl.col("board_index") == 0)
+        second = per_street.filter(pl.col("board_index") == 1)
+        board = (
+            first.sort("hand", "section")
+            .group_by("hand", maintain_order=True)
+            .agg(pl.col("dealt").str.join(" "))
+            .select("hand", board=cards_list(pl.col("dealt")))
+        )
+        if second.height == 0:
+            return board.with_columns(board2=pl.lit(None, dtype=pl.List(pl.UInt8)))
+        run_two = second.select("hand").unique()
+        merged = (
+            pl.concat([first.join(run_two, on="hand", how="semi"), second])
+            .sort("hand", "section", "board_index")
+            .group_by("hand", "section", maintain_order=True)
+            .agg(pl.col("dealt").last())
+            .group_by("hand", maintain_order=True)
+            .agg(pl.col("dealt").str.join(" "))
+            .select("hand", board2=cards_list(pl.col("dealt")))
+        )
+        return board.join(merged, on="hand", how="left")
+
+    @staticmethod
+    def tidy_actions(frame: pl.DataFrame) -> pl.DataFrame:
+        """One show action per player (hi/lo and run-twice showdowns repeat the line), and no
+        muck for the last player left: with everyone else folded, "mucks" only means the
+        winner did not show, not that the pot was given up."""
+        frame = frame.sort("hand", "line_no", "sub")
+        kind = pl.col("kind")
+        first_show = pl.int_range(pl.len()).over("hand", "player", "kind") == 0
+        never_folded = ~(kind == "fold").any().over("hand", "player")
+        left = (
+            frame.with_columns(never_folded=never_folded)
+            .group_by("hand")
+            .agg(left=pl.col("player").filter(pl.col("never_folded")).n_unique())
+        )
+        return (
+            frame.join(left, on="hand", how="left")
+            .filter(((kind != "show") | first_show) & ((kind != "muck") | (pl.col("left") > 1)))
+            .drop("left")
+        )
+
+    def street_totals(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """to_amount, and the chips a to-amount action added, from each player's street total.
+
+        Rows with a printed street total (``to``) take it; other live rows add ``amount``. Antes,
+        dead blinds, returns, shows and mucks stay outside the street totals.
+        """
+        frame = frame.sort("hand", "line_no", "sub").with_columns(
+            street=pl.col("section").clip(PREFLOP, RIVER).cast(pl.Int8),
+            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+        )
+        return street_amounts(frame).with_columns(site=pl.lit(self.site))
+
+    @staticmethod
+    def hole_cards(seats: pl.DataFrame, known: pl.DataFrame) -> pl.DataFrame:
+        """Hole cards of each seat from every sighting; the dealt-to player is the hero."""
+        cards = (
+            known.sort("hand", "line_no")
+            .with_columns(hole_cards=cards_list(pl.col("cards_text")))
+            .group_by("hand", "player", maintain_order=True)
+            .agg(
+                # The first sighting (the deal, for the hero) keeps the dealt order; sites print
+                # the same cards in another order at showdown, so versions compare as sets.
+                pl.col("hole_cards").first(),
+                pl.col("hole_cards").list.sort().n_unique().alias("card_versions"),
+                pl.col("is_dealt").any().alias("is_hero"),
+            )
+        )
+        return seats.join(cards, on=["hand", "player"], how="left").with_columns(
+            is_hero=pl.col("is_hero").fill_null(False),
+            card_versions=pl.col("card_versions").fill_null(0),
+        )
+
+    @staticmethod
+    def posted(actions: pl.DataFrame) -> pl.DataFrame:
+        """The largest small blind, big blind and ante posted in each hand (a blind posted
+        all-in for less says nothing about the table's blind)."""
+        kind = pl.col("kind")
+        full = ~pl.col("is_all_in").fill_null(False)
+        return actions.group_by("hand").agg(
+            posted_sb=pl.coalesce(
+                pl.col("amount").filter((kind == "post_sb") & full).max(),
+                pl.col("amount").filter(kind == "post_sb").max(),
+            ),
+            posted_bb=pl.col("amount").filter((kind == "post_bb") & full).max(),
+            posted_ante=pl.col("amount").filter(kind == "ante").max(),
+        )
+
+    # -- checks ------------------------------------------------------------------------------
+
+    def hand_problems(self, hands: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame:
+        """Defects every format checks the same way."""
+        board = pl.col("board")
+        reason = (
+            pl.when(pl.col("problem").is_not_null())
+            .then(pl.col("problem"))
+            .when(pl.col("button_seat").is_null())
+            .then(pl.lit("no button seat"))
+            .when(pl.col("started_at").is_null())
+            .then(pl.lit("unreadable start time"))
+            .when(pl.col("limit_type").is_null())
+            .then(pl.lit("unknown betting limit"))
+            .when(pl.col("big_blind").is_null() | pl.col("small_blind").is_null())
+            .then(pl.lit("unreadable stakes"))
+            .when(board.list.drop_nulls().list.len() < board.list.len())
+            .then(pl.lit("unreadable board card"))
+            .when(board.list.len() > 5)
+            .then(pl.lit("more than five board cards"))
+            .when(
+                pl.col("board2").is_not_null()
+                & (pl.col("board2").list.drop_nulls().list.len() != 5)
+            )
+            .then(pl.lit("unreadable second board"))
+        )
+        return hands.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
+
+
+def first_lines(body: pl.DataFrame, pattern: str, name: str) -> pl.DataFrame:
+    """Per hand, the named groups of the first line matching ``pattern`` (for multi-line headers)."""
+    found = body.filter(pl.col("line").str.contains(pattern)).unique("hand", keep="first")
+    return found.select("hand", pl.col("line").str.extract_groups(pattern).alias(name)).unnest(name)
+
+
+def utc_time(date_time: pl.Expr, zone: pl.Expr, fmt: str, zones: list[str | None]) -> pl.Expr:
+    """Local time with a printed zone to UTC; a missing zone is read as UTC (the caller says so)."""
+    return local_time_to_utc(date_time, zone.fill_null("UTC"), fmt=fmt, zones=[*zones, "UTC"])

@@ -1,0 +1,72 @@
+"""A block's lines as a frame, and the values carried forward from marker lines."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from parsers.columns import TIME_ZONES
+
+__all__ = ["fill_from_rows", "forward_fill", "line_frame", "local_to_utc"]
+
+
+def line_frame(lines: pl.Series, offsets: np.ndarray, starts: pl.Series | np.ndarray) -> pl.DataFrame:
+    """One row per line: ``line_no``, ``line``, ``offset``, ``hand`` (-1 before the first
+    hand start) and ``is_start``."""
+    if isinstance(starts, np.ndarray):
+        starts = pl.Series("is_start", starts, dtype=pl.Boolean)
+    starts = starts.fill_null(False)
+    return pl.DataFrame(
+        {
+            "line": lines.alias("line"),
+            "offset": pl.Series("offset", offsets, dtype=pl.Int64),
+            "hand": (starts.cast(pl.Int32).cum_sum() - 1).alias("hand"),
+            "is_start": starts.alias("is_start"),
+        }
+    ).with_row_index("line_no")
+
+
+def fill_from_rows(
+    size: int, resets: np.ndarray, reset_value: int, rows: np.ndarray, values: np.ndarray
+) -> np.ndarray:
+    """Each line takes the value of the latest marker row or reset row at or before it."""
+    source = np.full(size, -1, dtype=np.int64)
+    value_at = np.zeros(size, dtype=np.int64)
+    reset_rows = np.flatnonzero(resets)
+    source[reset_rows] = reset_rows
+    value_at[reset_rows] = reset_value
+    source[rows] = rows
+    value_at[rows] = values
+    latest = np.maximum.accumulate(source)
+    return np.where(latest >= 0, value_at[np.maximum(latest, 0)], reset_value)
+
+
+def forward_fill(frame: pl.DataFrame, marker: pl.Series, reset_value: int = -1) -> np.ndarray:
+    """Per line, the code of the latest marker at or before it within the same hand.
+
+    ``marker`` holds a code on marker lines and null elsewhere; every hand start resets the
+    value to ``reset_value``.
+    """
+    rows = np.flatnonzero(marker.is_not_null().to_numpy())
+    return fill_from_rows(
+        frame.height,
+        frame["is_start"].to_numpy(),
+        reset_value,
+        rows,
+        marker.gather(rows).cast(pl.Int64).to_numpy(),
+    )
+
+
+def local_to_utc(date_time: pl.Expr, zone: pl.Expr, zones: dict[str, str], fmt: str) -> pl.Expr:
+    """Wall-clock text in a printed zone → UTC; ``zones`` maps each abbreviation to IANA.
+
+    Zones of `parsers.columns.TIME_ZONES` are known as well; an unknown zone gives null.
+    """
+    naive = date_time.str.strptime(pl.Datetime("us"), fmt, strict=False)
+    result: pl.Expr = pl.lit(None, dtype=pl.Datetime("us", "UTC"))
+    for abbreviation, iana in {**TIME_ZONES, **zones}.items():
+        converted = naive.dt.replace_time_zone(
+            iana, ambiguous="earliest", non_existent="null"
+        ).dt.convert_time_zone("UTC")
+        result = pl.when(zone == abbreviation).then(converted).otherwise(result)
+    return result

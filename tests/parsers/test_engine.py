@@ -1,0 +1,86 @@
+"""The text engine's own pieces: line forms, and what `finish` says of every site alike."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import polars as pl
+import pytest
+
+from parsers import parse_bytes
+from parsers.engine.line_forms import LineForm, classify
+from parsers.engine.lines import line_frame
+from tests.parsers import test_absolute, test_partypoker, test_winamax
+
+KIND_HEADER, KIND_BLANK, KIND_SEAT, KIND_MARKER, KIND_TOTAL, KIND_INFO, KIND_UNKNOWN = range(7)
+FORMS = (
+    LineForm(KIND_HEADER, where="start"),
+    LineForm(KIND_BLANK, equals=""),
+    LineForm(KIND_SEAT, pattern=r"^Seat \d+: ", where="before_cards"),
+    LineForm(KIND_MARKER, where="marker"),
+    LineForm(KIND_TOTAL, starts="Total pot ", where="summary"),
+    LineForm(KIND_INFO, contains=" sits out"),
+)
+
+
+def test_the_first_form_a_line_has_in_its_place_classifies_it() -> None:
+    text = [
+        "Hand #1",  # header
+        "Seat 1: Ann (10)",  # a seat before the cards
+        "*** CARDS ***",
+        "Seat 2: Bob (10)",  # the same text after the cards: no form takes it there
+        "Total pot 5",  # a summary line outside the summary
+        "*** SUMMARY ***",
+        "Total pot 5",
+        "",
+        "Bob sits out",
+        "Hand #2",
+        "Seat 1: Ann (10)",
+    ]
+    lines = pl.Series("line", text)
+    frame = line_frame(lines, np.arange(len(text)), lines.str.starts_with("Hand #"))
+    section = np.array([-1, -1, 0, 0, 0, 5, 5, 5, 5, -1, -1])
+    marker = lines.str.starts_with("*** ").to_numpy()
+    kinds = classify(frame, section, FORMS, KIND_UNKNOWN, marker=marker)["kind"].to_list()
+    assert kinds == [
+        KIND_HEADER,
+        KIND_SEAT,
+        KIND_MARKER,
+        KIND_UNKNOWN,
+        KIND_UNKNOWN,
+        KIND_MARKER,
+        KIND_TOTAL,
+        KIND_BLANK,
+        KIND_INFO,
+        KIND_HEADER,
+        KIND_SEAT,
+    ]
+
+
+def _without_setup_seats(hand: str) -> str:
+    """The hand with its seat lines before the first street marker taken out."""
+    kept, dealt = [], False
+    for line in hand.splitlines():
+        dealt = dealt or line.startswith(("*** ", "** "))
+        if not dealt and re.match(r"^Seat \d+(?: -|:) ", line):
+            continue
+        kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
+HANDS = {
+    "absolute": test_absolute.HAND.format(n=1),
+    "winamax": test_winamax.SIDE_POT_HAND,
+    "partypoker": test_partypoker.hand_text(1),
+}
+
+
+@pytest.mark.parametrize("site", sorted(HANDS))
+def test_a_hand_without_seat_lines_is_rejected_as_such_on_every_engine(site: str) -> None:
+    whole = parse_bytes(HANDS[site].encode(), "whole.txt")
+    assert whole is not None and (whole.parsed, whole.rejected) == (1, 0)
+    result = parse_bytes(_without_setup_seats(HANDS[site]).encode(), "seatless.txt")
+    assert result is not None
+    assert (result.hands_found, result.parsed, result.rejected) == (1, 0, 1)
+    assert result.tables["rejects"].column("reason").to_pylist() == ["no seat lines"]
