@@ -28,7 +28,7 @@ from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import settle_all_in_kinds, street_amounts
-from parsers.engine.line_forms import LineForm, classify
+from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, local_to_utc
 from pipeline.profiles import SiteProfile
 
@@ -205,26 +205,10 @@ class _Block(Block):
     @staticmethod
     def _action_fields(lines: pl.DataFrame) -> pl.DataFrame:
         actions = (
-            lines.filter(pl.col("kind") == KIND_ACTION)
-            .select(
-                "hand",
-                "line_no",
-                "section",
-                "money_scale",
-                pl.col("line").str.extract_groups(ACTION).alias("a"),
-            )
-            .unnest("a")
+            kind_fields(lines, KIND_ACTION, ACTION, "hand", "line_no", "section", "money_scale")
         )
         uncalled = (
-            lines.filter(pl.col("kind") == KIND_UNCALLED)
-            .select(
-                "hand",
-                "line_no",
-                "section",
-                "money_scale",
-                pl.col("line").str.extract_groups(UNCALLED).alias("u"),
-            )
-            .unnest("u")
+            kind_fields(lines, KIND_UNCALLED, UNCALLED, "hand", "line_no", "section", "money_scale")
             .rename({"amount": "first"})
             .with_columns(verb=pl.lit("returned"))
         )
@@ -309,9 +293,7 @@ class _Block(Block):
 
     def _seats(self, lines: pl.DataFrame, acts: pl.DataFrame) -> pl.DataFrame:
         seats = (
-            lines.filter(pl.col("kind") == KIND_SEAT)
-            .select("hand", "money_scale", pl.col("line").str.extract_groups(SEAT).alias("s"))
-            .unnest("s")
+            kind_fields(lines, KIND_SEAT, SEAT, "hand", "money_scale")
             .select(
                 "hand",
                 "player",
@@ -319,11 +301,7 @@ class _Block(Block):
                 stack_start=money(pl.col("stack"), pl.col("money_scale")),
             )
         )
-        dealt = (
-            lines.filter(pl.col("kind") == KIND_DEALT)
-            .select("hand", "line_no", pl.col("line").str.extract_groups(DEALT).alias("d"))
-            .unnest("d")
-        )
+        dealt = kind_fields(lines, KIND_DEALT, DEALT, "hand", "line_no")
         shown = acts.filter(pl.col("cards").is_not_null()).select(
             "hand", "line_no", "player", "cards"
         )
@@ -351,16 +329,7 @@ class _Block(Block):
 
     @staticmethod
     def _collections(lines: pl.DataFrame) -> pl.DataFrame:
-        found = (
-            lines.filter(pl.col("kind") == KIND_COLLECT)
-            .select(
-                "hand",
-                "line_no",
-                "money_scale",
-                pl.col("line").str.extract_groups(COLLECT).alias("c"),
-            )
-            .unnest("c")
-        )
+        found = kind_fields(lines, KIND_COLLECT, COLLECT, "hand", "line_no", "money_scale")
         return found.select(
             "hand",
             "line_no",
@@ -416,11 +385,7 @@ class _Block(Block):
         ``Collects`` lines, and its halves must add up to its total."""
         scale = pl.col("money_scale")
         summary = (
-            lines.filter(pl.col("kind") == KIND_SUMMARY_SEAT)
-            .select(
-                "hand", "money_scale", pl.col("line").str.extract_groups(SUMMARY_SEAT).alias("s")
-            )
-            .unnest("s")
+            kind_fields(lines, KIND_SUMMARY_SEAT, SUMMARY_SEAT, "hand", "money_scale")
             .select(
                 "hand",
                 "player",

@@ -37,7 +37,7 @@ from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import settle_all_in_kinds, street_amounts
-from parsers.engine.line_forms import LineForm, classify
+from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill
 from pipeline.positions import POSITION_LABELS
 from pipeline.profiles import SiteProfile
@@ -499,9 +499,7 @@ class _Block(Block):
             ),
         )
         seat_of = (
-            lines.filter(pl.col("kind") == KIND_SEAT)
-            .select("hand", pl.col("line").str.extract_groups(SEAT).alias("s"))
-            .unnest("s")
+            kind_fields(lines, KIND_SEAT, SEAT, "hand")
             .select(
                 "hand",
                 seat=pl.col("seat").cast(pl.Int16, strict=False),

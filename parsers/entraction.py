@@ -36,7 +36,7 @@ from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import settle_all_in_kinds, street_amounts
-from parsers.engine.line_forms import LineForm, classify
+from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill
 from pipeline.profiles import SiteProfile
 
@@ -426,17 +426,8 @@ class _Block(Block):
 
 def _fields(lines: pl.DataFrame, kind: int, pattern: str) -> pl.DataFrame:
     """The named groups of ``pattern`` on the lines of one kind."""
-    return (
-        lines.filter(pl.col("kind") == kind)
-        .select(
-            "hand",
-            "line_no",
-            "section",
-            "money_scale",
-            "table_currency",
-            pl.col("line").str.extract_groups(pattern).alias("f"),
-        )
-        .unnest("f")
+    return kind_fields(
+        lines, kind, pattern, "hand", "line_no", "section", "money_scale", "table_currency"
     )
 
 

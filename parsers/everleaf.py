@@ -28,6 +28,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
+from parsers.engine.line_forms import kind_fields
 from parsers.partypoker import (
     BlockParts,
     amount_value,
@@ -199,9 +200,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
 
     # -- actions --------------------------------------------------------------------------------
     acts = (
-        lines.filter(pl.col("kind") == "action")
-        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(ACTION).alias("a"))
-        .unnest("a")
+        kind_fields(lines, "action", ACTION, "hand", "line_no", "section")
         .join(scale_of, on="hand", how="left")
         .with_columns(
             kind=pl.col("verb").replace_strict(VERBS, default=None),
@@ -263,9 +262,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         how="vertical_relaxed",
     )
     shows = (
-        lines.filter(pl.col("kind") == "show")
-        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(SHOW).alias("s"))
-        .unnest("s")
+        kind_fields(lines, "show", SHOW, "hand", "line_no", "section")
         .with_columns(cards=card_codes(pl.col("cards")))
     )
     columns = ["hand", "line_no", "sub", "street", "player", "kind", "amount", "to", "is_all_in"]
@@ -283,9 +280,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
     )
 
     wins = (
-        lines.filter(pl.col("kind") == "win")
-        .select("hand", "line_no", pl.col("line").str.extract_groups(WIN).alias("w"))
-        .unnest("w")
+        kind_fields(lines, "win", WIN, "hand", "line_no")
         .join(scale_of, on="hand", how="left")
     )
     noshows = lines.filter(pl.col("kind") == "noshow").select(

@@ -34,6 +34,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
+from parsers.engine.line_forms import kind_fields
 from parsers.partypoker import (
     BlockParts,
     amount_value,
@@ -236,9 +237,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
 
     # -- actions --------------------------------------------------------------------------------
     acts = (
-        lines.filter(pl.col("kind") == "action")
-        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(ACTION).alias("a"))
-        .unnest("a")
+        kind_fields(lines, "action", ACTION, "hand", "line_no", "section")
         .join(scale_of, on="hand", how="left")
         .with_columns(
             kind=pl.col("verb").replace_strict(VERBS, default=None),
@@ -251,9 +250,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         )
     )
     uncalled = (
-        lines.filter(pl.col("kind") == "uncalled")
-        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(UNCALLED).alias("u"))
-        .unnest("u")
+        kind_fields(lines, "uncalled", UNCALLED, "hand", "line_no", "section")
         .join(scale_of, on="hand", how="left")
         .with_columns(
             kind=pl.lit("uncalled_return"),
@@ -263,21 +260,15 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         )
     )
     shows = (
-        lines.filter(pl.col("kind") == "show")
-        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(SHOW).alias("s"))
-        .unnest("s")
+        kind_fields(lines, "show", SHOW, "hand", "line_no", "section")
         .with_columns(cards=card_codes(pl.col("cards")))
     )
     mucks = (
-        lines.filter(pl.col("kind") == "muck")
-        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(MUCK).alias("m"))
-        .unnest("m")
+        kind_fields(lines, "muck", MUCK, "hand", "line_no", "section")
         .with_columns(cards=card_codes(pl.col("cards")))
     )
     wins = (
-        lines.filter(pl.col("kind") == "win")
-        .select("hand", "line_no", pl.col("line").str.extract_groups(WIN).alias("w"))
-        .unnest("w")
+        kind_fields(lines, "win", WIN, "hand", "line_no")
         .join(scale_of, on="hand", how="left")
     )
     no_money = {"amount": pl.lit(None, dtype=pl.Int64), "to": pl.lit(None, dtype=pl.Int64)}
@@ -406,9 +397,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
     )
 
     seats = (
-        lines.filter(pl.col("kind") == "seat")
-        .select("hand", pl.col("line").str.extract_groups(SEAT).alias("s"))
-        .unnest("s")
+        kind_fields(lines, "seat", SEAT, "hand")
         .join(scale_of, on="hand", how="left")
         .select(
             "hand",
@@ -419,9 +408,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         )
     )
     dealt = (
-        lines.filter(pl.col("kind") == "dealt")
-        .select("hand", "line_no", pl.col("line").str.extract_groups(DEALT).alias("d"))
-        .unnest("d")
+        kind_fields(lines, "dealt", DEALT, "hand", "line_no")
         .select("hand", "line_no", "player", cards=card_codes(pl.col("cards")), dealt=pl.lit(True))
     )
     sightings = pl.concat(

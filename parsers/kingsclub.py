@@ -34,7 +34,7 @@ from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import street_amounts
-from parsers.engine.line_forms import LineForm, classify
+from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill
 from pipeline.profiles import SiteProfile
 
@@ -328,9 +328,7 @@ class _Block(Block):
 
     def _seats(self, lines: pl.DataFrame, acts: pl.DataFrame) -> pl.DataFrame:
         seats = (
-            lines.filter(pl.col("kind") == KIND_SEAT)
-            .select("hand", "money_scale", pl.col("line").str.extract_groups(SEAT).alias("s"))
-            .unnest("s")
+            kind_fields(lines, KIND_SEAT, SEAT, "hand", "money_scale")
             .select(
                 "hand",
                 "player",
@@ -338,11 +336,7 @@ class _Block(Block):
                 stack_start=money(pl.col("stack"), pl.col("money_scale")),
             )
         )
-        dealt = (
-            lines.filter(pl.col("kind") == KIND_DEALT)
-            .select("hand", "line_no", pl.col("line").str.extract_groups(DEALT).alias("d"))
-            .unnest("d")
-        )
+        dealt = kind_fields(lines, KIND_DEALT, DEALT, "hand", "line_no")
         # "[X X X X]" is a hidden hand: the player was dealt in but nothing is known.
         known = dealt.filter(~pl.col("cards").str.contains("X", literal=True))
         shown = acts.filter(pl.col("kind") == "show").select("hand", "line_no", "player", "cards")
@@ -372,16 +366,7 @@ class _Block(Block):
 
     @staticmethod
     def _collections(lines: pl.DataFrame) -> pl.DataFrame:
-        found = (
-            lines.filter(pl.col("kind") == KIND_COLLECT)
-            .select(
-                "hand",
-                "line_no",
-                "money_scale",
-                pl.col("line").str.extract_groups(COLLECT).alias("c"),
-            )
-            .unnest("c")
-        )
+        found = kind_fields(lines, KIND_COLLECT, COLLECT, "hand", "line_no", "money_scale")
         return found.select(
             "hand",
             "line_no",
@@ -441,13 +426,7 @@ class _Block(Block):
     ) -> pl.DataFrame:
         """Per seat the summary's final stack is the starting stack plus the printed net, and
         the nets add up to minus the rake (chips only move between players and the house)."""
-        results = (
-            lines.filter(pl.col("kind") == KIND_RESULT_SEAT)
-            .select(
-                "hand", "money_scale", pl.col("line").str.extract_groups(RESULT_SEAT).alias("r")
-            )
-            .unnest("r")
-        )
+        results = kind_fields(lines, KIND_RESULT_SEAT, RESULT_SEAT, "hand", "money_scale")
         sign = pl.when(pl.col("net").str.starts_with("-")).then(-1).otherwise(1)
         results = results.select(
             "hand",

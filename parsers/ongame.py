@@ -35,7 +35,7 @@ from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import street_amounts
-from parsers.engine.line_forms import LineForm, classify
+from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, local_to_utc
 from pipeline.profiles import SiteProfile
 
@@ -184,11 +184,7 @@ class _Block(Block):
         )
 
     def _headers(self, lines: pl.DataFrame) -> pl.DataFrame:
-        first = (
-            lines.filter(pl.col("kind") == KIND_HEADER)
-            .select("hand", "offset", pl.col("line").str.extract_groups(HEADER).alias("h"))
-            .unnest("h")
-        )
+        first = kind_fields(lines, KIND_HEADER, HEADER, "hand", "offset")
         table = (
             lines.filter(pl.col("kind") == KIND_TABLE)
             .group_by("hand")
@@ -335,15 +331,7 @@ class _Block(Block):
     @staticmethod
     def _action_fields(lines: pl.DataFrame) -> pl.DataFrame:
         return (
-            lines.filter(pl.col("kind") == KIND_ACTION)
-            .select(
-                "hand",
-                "line_no",
-                "section",
-                "money_scale",
-                pl.col("line").str.extract_groups(ACTION).alias("a"),
-            )
-            .unnest("a")
+            kind_fields(lines, KIND_ACTION, ACTION, "hand", "line_no", "section", "money_scale")
             .with_columns(
                 amount=money(pl.col("first"), pl.col("money_scale")),
                 to=money(pl.col("to"), pl.col("money_scale")),
@@ -352,9 +340,7 @@ class _Block(Block):
 
     def _seats(self, lines: pl.DataFrame) -> pl.DataFrame:
         seats = (
-            lines.filter(pl.col("kind") == KIND_SEAT)
-            .select("hand", "money_scale", pl.col("line").str.extract_groups(SEAT).alias("s"))
-            .unnest("s")
+            kind_fields(lines, KIND_SEAT, SEAT, "hand", "money_scale")
             .select(
                 "hand",
                 "player",
@@ -393,27 +379,11 @@ class _Block(Block):
 
     @staticmethod
     def _shown(lines: pl.DataFrame) -> pl.DataFrame:
-        return (
-            lines.filter(pl.col("kind") == KIND_RESULT_SEAT)
-            .select(
-                "hand",
-                "line_no",
-                "money_scale",
-                pl.col("line").str.extract_groups(RESULT_SEAT).alias("r"),
-            )
-            .unnest("r")
-        )
+        return kind_fields(lines, KIND_RESULT_SEAT, RESULT_SEAT, "hand", "line_no", "money_scale")
 
     def _collections(self, lines: pl.DataFrame) -> pl.DataFrame:
         pots = (
-            lines.filter(pl.col("kind") == KIND_POT)
-            .select(
-                "hand",
-                "line_no",
-                "money_scale",
-                pl.col("line").str.extract_groups(POT).alias("p"),
-            )
-            .unnest("p")
+            kind_fields(lines, KIND_POT, POT, "hand", "line_no", "money_scale")
             .with_columns(winner=pl.col("winners").str.strip_suffix(")").str.split("), "))
             .explode("winner")
             .with_columns(pl.col("winner").str.extract_groups(WINNER).alias("w"))
@@ -585,9 +555,7 @@ class _Block(Block):
             .group_by("hand", "pot_index")
             .agg(paid=pl.col("amount").sum(), unreadable=pl.col("amount").is_null().any())
             .join(
-                lines.filter(pl.col("kind") == KIND_POT)
-                .select("hand", "money_scale", pl.col("line").str.extract_groups(POT).alias("p"))
-                .unnest("p")
+                kind_fields(lines, KIND_POT, POT, "hand", "money_scale")
                 .select(
                     "hand",
                     pot_index=pl.col("side").cast(pl.Int8, strict=False).fill_null(0),

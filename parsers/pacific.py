@@ -28,6 +28,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
+from parsers.engine.line_forms import kind_fields
 from parsers.partypoker import (
     BlockParts,
     amount_value,
@@ -244,9 +245,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
 
     # -- actions --------------------------------------------------------------------------------
     acts = (
-        lines.filter(pl.col("kind") == "action")
-        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(ACTION).alias("a"))
-        .unnest("a")
+        kind_fields(lines, "action", ACTION, "hand", "line_no", "section")
         .join(scale_of, on="hand", how="left")
         .with_columns(
             kind=pl.col("verb").replace_strict(VERBS, default=None),
@@ -267,9 +266,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         ]
     )
     shows = (
-        lines.filter(pl.col("kind") == "show")
-        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(SHOW).alias("s"))
-        .unnest("s")
+        kind_fields(lines, "show", SHOW, "hand", "line_no", "section")
         .with_columns(cards=card_codes(pl.col("cards")))
     )
     columns = ["hand", "line_no", "sub", "street", "player", "kind", "amount", "to", "is_all_in"]
@@ -311,9 +308,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         )
     )
     collections = (
-        lines.filter(pl.col("kind") == "collected")
-        .select("hand", "line_no", pl.col("line").str.extract_groups(COLLECTED).alias("c"))
-        .unnest("c")
+        kind_fields(lines, "collected", COLLECTED, "hand", "line_no")
         .join(scale_of, on="hand", how="left")
         .select(
             "hand",

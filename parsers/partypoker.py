@@ -51,6 +51,7 @@ from parsers.base import ParseResult
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.engine.assembly import HandTables, finish
 from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.line_forms import kind_fields
 from parsers.engine.lines import forward_fill, line_frame
 from pipeline.profiles import SiteProfile
 
@@ -492,9 +493,7 @@ class PartyPokerParser:
 def seat_rows(lines: pl.DataFrame, scale_of: pl.DataFrame, pattern: str) -> pl.DataFrame:
     """Seat lines decoded with ``pattern`` (groups seat, player, stack) into seat rows."""
     return (
-        lines.filter(pl.col("kind") == "seat")
-        .select("hand", pl.col("line").str.extract_groups(pattern).alias("s"))
-        .unnest("s")
+        kind_fields(lines, "seat", pattern, "hand")
         .join(scale_of, on="hand", how="left")
         .select(
             "hand",
@@ -509,9 +508,7 @@ def seat_rows(lines: pl.DataFrame, scale_of: pl.DataFrame, pattern: str) -> pl.D
 def card_sightings(lines: pl.DataFrame, shows: pl.DataFrame, pattern: str) -> pl.DataFrame:
     """Every place a player's hole cards appear: the hero's deal (``pattern``) and the shows."""
     dealt = (
-        lines.filter(pl.col("kind") == "dealt")
-        .select("hand", "line_no", pl.col("line").str.extract_groups(pattern).alias("d"))
-        .unnest("d")
+        kind_fields(lines, "dealt", pattern, "hand", "line_no")
         .select("hand", "line_no", "player", cards=card_codes(pl.col("cards")), dealt=pl.lit(True))
     )
     return pl.concat(
@@ -672,9 +669,7 @@ def _legacy_parts(frame: pl.DataFrame) -> BlockParts:
 
     # -- actions --------------------------------------------------------------------------------
     acts = (
-        lines.filter(pl.col("kind") == "action")
-        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(PARTY_ACTION).alias("a"))
-        .unnest("a")
+        kind_fields(lines, "action", PARTY_ACTION, "hand", "line_no", "section")
         .join(scale_of, on="hand", how="left")
         .with_columns(
             kind=pl.col("verb").replace_strict(_PARTY_VERBS, default=None),
@@ -762,9 +757,7 @@ def _legacy_parts(frame: pl.DataFrame) -> BlockParts:
     )
 
     shows = (
-        lines.filter(pl.col("kind") == "show")
-        .select("hand", "line_no", "section", pl.col("line").str.extract_groups(PARTY_SHOW).alias("s"))
-        .unnest("s")
+        kind_fields(lines, "show", PARTY_SHOW, "hand", "line_no", "section")
         .with_columns(cards=card_codes(pl.col("cards")))
     )
     actions = pl.concat(
@@ -784,9 +777,7 @@ def _legacy_parts(frame: pl.DataFrame) -> BlockParts:
     )
 
     lows = (
-        lines.filter(pl.col("kind") == "show_low")
-        .select("hand", pl.col("line").str.extract_groups(PARTY_SHOW_LOW).alias("l"))
-        .unnest("l")
+        kind_fields(lines, "show_low", PARTY_SHOW_LOW, "hand")
         .unique(["hand", "player"], keep="first")
     )
     showdowns = (
@@ -801,9 +792,7 @@ def _legacy_parts(frame: pl.DataFrame) -> BlockParts:
     )
 
     wins = (
-        lines.filter(pl.col("kind") == "win")
-        .select("hand", "line_no", pl.col("line").str.extract_groups(PARTY_WIN).alias("w"))
-        .unnest("w")
+        kind_fields(lines, "win", PARTY_WIN, "hand", "line_no")
         .join(scale_of, on="hand", how="left")
         .with_columns(
             pot_index=pl.when(pl.col("pot") == "main pot")
@@ -1119,9 +1108,7 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
 
     # -- seats and the currency of their amounts ----------------------------------------------
     seat_fields = (
-        lines.filter(pl.col("kind") == "seat")
-        .select("hand", pl.col("line").str.extract_groups(MODERN_SEAT).alias("s"))
-        .unnest("s")
+        kind_fields(lines, "seat", MODERN_SEAT, "hand")
         .join(scale_of, on="hand", how="left")
     )
     symbols = seat_fields.group_by("hand").agg(
@@ -1139,12 +1126,7 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
 
     # -- actions --------------------------------------------------------------------------------
     acts = (
-        lines.filter(pl.col("kind") == "action")
-        .select(
-            "hand", "line_no", "section",
-            pl.col("line").str.extract_groups(MODERN_ACTION).alias("a"),
-        )
-        .unnest("a")
+        kind_fields(lines, "action", MODERN_ACTION, "hand", "line_no", "section")
         .join(scale_of, on="hand", how="left")
         .with_columns(
             kind=pl.col("verb").replace_strict(_PARTY_VERBS, default=None),
@@ -1327,12 +1309,7 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
 
     # -- the summary's player lines -------------------------------------------------------------
     results = (
-        lines.filter(pl.col("kind") == "result")
-        .select(
-            "hand", "line_no", "section",
-            pl.col("line").str.extract_groups(MODERN_RESULT).alias("r"),
-        )
-        .unnest("r")
+        kind_fields(lines, "result", MODERN_RESULT, "hand", "line_no", "section")
         .join(scale_of, on="hand", how="left")
         .with_columns(
             balance_value=amount_value(pl.col("balance"), scale),
@@ -1449,9 +1426,7 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
         .with_columns(sitting_out=pl.col("sitting_out").fill_null(False))
     )
     dealt = (
-        lines.filter(pl.col("kind") == "dealt")
-        .select("hand", "line_no", pl.col("line").str.extract_groups(PARTY_DEALT).alias("d"))
-        .unnest("d")
+        kind_fields(lines, "dealt", PARTY_DEALT, "hand", "line_no")
         .select("hand", "line_no", "player", cards=card_codes(pl.col("cards")), dealt=pl.lit(True))
     )
     sightings = pl.concat(
@@ -1533,11 +1508,7 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
         )
     )
     created = (
-        lines.filter(pl.col("kind") == "pot_created")
-        .select(
-            "hand", "line_no", pl.col("line").str.extract_groups(MODERN_POT_CREATED).alias("c")
-        )
-        .unnest("c")
+        kind_fields(lines, "pot_created", MODERN_POT_CREATED, "hand", "line_no")
         .join(scale_of, on="hand", how="left")
         .with_columns(amount=amount_value(pl.col("amount").str.replace(" ", ""), scale))
     )

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-__all__ = ["LineForm", "classify"]
+__all__ = ["LineForm", "classify", "kind_fields"]
 
 SUMMARY_SECTION = 5
 
@@ -78,4 +78,16 @@ def classify(
     kinds = np.select(conditions, [form.kind for form in forms], unknown)
     return lines.with_columns(
         section=pl.Series(section, dtype=pl.Int8), kind=pl.Series(kinds, dtype=pl.Int8)
+    )
+
+
+def kind_fields(
+    lines: pl.DataFrame, kind: int | str, pattern: str, *context: str
+) -> pl.DataFrame:
+    """The named groups of ``pattern`` over the lines of one ``kind``, after their ``context``
+    columns (``hand``, ``line_no``, ``money_scale``...)."""
+    return (
+        lines.filter(pl.col("kind") == kind)
+        .select(*context, pl.col("line").str.extract_groups(pattern).alias("_fields"))
+        .unnest("_fields")
     )

@@ -19,6 +19,7 @@ from parsers.base import ParseResult
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.engine.assembly import HandTables, finish
 from parsers.engine.betting import street_amounts
+from parsers.engine.line_forms import kind_fields
 from parsers.engine.lines import fill_from_rows, line_frame
 from pipeline.schema import HANDS
 
@@ -279,18 +280,8 @@ class TextFormat:
 
     @staticmethod
     def _decode(lines: pl.DataFrame, kind: int, pattern: str) -> pl.DataFrame:
-        return (
-            lines.filter(pl.col("kind") == kind)
-            .select(
-                "hand",
-                "line_no",
-                "section",
-                "board_index",
-                "money_scale",
-                pl.col("line").str.extract_groups(pattern).alias("f"),
-            )
-            .unnest("f")
-        )
+        context = ("hand", "line_no", "section", "board_index", "money_scale")
+        return kind_fields(lines, kind, pattern, *context)
 
     @staticmethod
     def money(column: str) -> pl.Expr:
