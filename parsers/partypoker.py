@@ -49,7 +49,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import cards_list, local_time_to_utc, money
-from parsers.engine.assembly import HandTables, finish
+from parsers.engine.assembly import HandTables, attach_hole_cards, finish
 from parsers.engine.betting import settle_all_in_kinds, street_amounts
 from parsers.engine.line_forms import kind_fields
 from parsers.engine.lines import forward_fill, line_frame
@@ -168,32 +168,6 @@ def _mark_all_ins(actions: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _hole_cards(seats: pl.DataFrame, sightings: pl.DataFrame) -> pl.DataFrame:
-    known = sightings.filter(pl.col("cards").is_not_null()).sort("hand", "line_no")
-    cards = (
-        known.with_columns(text=pl.col("cards").cast(pl.List(pl.String)).list.join(","))
-        .group_by("hand", "player", maintain_order=True)
-        .agg(
-            hole_cards=pl.col("cards").last(),
-            card_versions=pl.col("text").n_unique(),
-        )
-    )
-    heroes = (
-        sightings.filter(pl.col("dealt"))
-        .select("hand", "player")
-        .unique()
-        .with_columns(is_hero=pl.lit(True))
-    )
-    return (
-        seats.join(cards, on=["hand", "player"], how="left")
-        .join(heroes, on=["hand", "player"], how="left")
-        .with_columns(
-            is_hero=pl.col("is_hero").fill_null(False),
-            card_versions=pl.col("card_versions").fill_null(0),
-        )
-    )
-
-
 def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
     """Canonical tables and accounting from a site's extractions (see :class:`BlockParts`):
     the street totals, hole cards and all-ins these sites leave to the rows, then `finish`."""
@@ -217,7 +191,10 @@ def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
         .with_columns(seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32))
     )
     showdowns = parts.showdowns.join(keep, on="hand", how="semi").sort("hand", "line_no")
-    seats = _hole_cards(parts.seats.join(keep, on="hand", how="semi"), parts.sightings)
+    heroes = parts.sightings.filter(pl.col("dealt")).select("hand", "player")
+    seats = attach_hole_cards(
+        parts.seats.join(keep, on="hand", how="semi"), parts.sightings, heroes
+    )
     actions = _mark_all_ins(actions, seats)
     return finish(
         HandTables(

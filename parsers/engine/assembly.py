@@ -228,20 +228,26 @@ def _hand_rejects(tables: HandTables, reasons: pl.DataFrame) -> pl.DataFrame:
 
 
 def attach_hole_cards(
-    seats: pl.DataFrame, sightings: pl.DataFrame, heroes: pl.DataFrame | None = None
+    seats: pl.DataFrame,
+    sightings: pl.DataFrame,
+    heroes: pl.DataFrame | None = None,
+    keep_first: bool = False,
 ) -> pl.DataFrame:
-    """``hole_cards`` (last sighting), ``card_versions`` and ``is_hero`` on the seats.
+    """``hole_cards``, ``card_versions`` and ``is_hero`` on the seats.
 
     ``sightings`` has ``hand``, ``line_no``, ``player`` and ``cards`` (list of card codes);
-    two different sightings of one player's cards make ``card_versions`` > 1, which the seat
-    checks quarantine. ``heroes`` lists ``hand``, ``player`` of the recording player.
+    the seat takes the last sighting, or the first with ``keep_first`` (the deal, which keeps
+    the dealt order). Sites print the same cards in another order at showdown, so sightings
+    compare as sets: two different sets make ``card_versions`` > 1, which the seat checks
+    quarantine. ``heroes`` lists ``hand``, ``player`` of the recording player.
     """
+    chosen = pl.col("cards").first() if keep_first else pl.col("cards").last()
     cards = (
         sightings.filter(pl.col("cards").is_not_null())
         .sort("hand", "line_no")
         .with_columns(key=pl.col("cards").list.sort().cast(pl.List(pl.String)).list.join(","))
         .group_by("hand", "player", maintain_order=True)
-        .agg(hole_cards=pl.col("cards").last(), card_versions=pl.col("key").n_unique())
+        .agg(hole_cards=chosen, card_versions=pl.col("key").n_unique())
     )
     seats = seats.join(cards, on=["hand", "player"], how="left").with_columns(
         card_versions=pl.col("card_versions").fill_null(0)

@@ -17,7 +17,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import cards_list, local_time_to_utc, money
-from parsers.engine.assembly import HandTables, finish
+from parsers.engine.assembly import HandTables, attach_hole_cards, finish
 from parsers.engine.betting import street_amounts
 from parsers.engine.line_forms import kind_fields
 from parsers.engine.lines import fill_from_rows, line_frame
@@ -368,23 +368,11 @@ class TextFormat:
 
     @staticmethod
     def hole_cards(seats: pl.DataFrame, known: pl.DataFrame) -> pl.DataFrame:
-        """Hole cards of each seat from every sighting; the dealt-to player is the hero."""
-        cards = (
-            known.sort("hand", "line_no")
-            .with_columns(hole_cards=cards_list(pl.col("cards_text")))
-            .group_by("hand", "player", maintain_order=True)
-            .agg(
-                # The first sighting (the deal, for the hero) keeps the dealt order; sites print
-                # the same cards in another order at showdown, so versions compare as sets.
-                pl.col("hole_cards").first(),
-                pl.col("hole_cards").list.sort().n_unique().alias("card_versions"),
-                pl.col("is_dealt").any().alias("is_hero"),
-            )
-        )
-        return seats.join(cards, on=["hand", "player"], how="left").with_columns(
-            is_hero=pl.col("is_hero").fill_null(False),
-            card_versions=pl.col("card_versions").fill_null(0),
-        )
+        """Hole cards of each seat from every sighting (the first: the deal keeps the dealt
+        order); the dealt-to player is the hero."""
+        sightings = known.with_columns(cards=cards_list(pl.col("cards_text")))
+        heroes = known.filter(pl.col("is_dealt")).select("hand", "player")
+        return attach_hole_cards(seats, sightings, heroes, keep_first=True)
 
     @staticmethod
     def posted(actions: pl.DataFrame) -> pl.DataFrame:

@@ -12,6 +12,7 @@ from parsers import parse_bytes
 from parsers.engine.line_forms import LineForm, classify
 from parsers.engine.lines import line_frame
 from tests.parsers import test_absolute, test_partypoker, test_winamax
+from tests.parsers.corpus import cards
 
 KIND_HEADER, KIND_BLANK, KIND_SEAT, KIND_MARKER, KIND_TOTAL, KIND_INFO, KIND_UNKNOWN = range(7)
 FORMS = (
@@ -84,3 +85,16 @@ def test_a_hand_without_seat_lines_is_rejected_as_such_on_every_engine(site: str
     assert result is not None
     assert (result.hands_found, result.parsed, result.rejected) == (1, 0, 1)
     assert result.tables["rejects"].column("reason").to_pylist() == ["no seat lines"]
+
+
+def test_cards_shown_in_another_order_than_dealt_are_the_same_hole_cards() -> None:
+    # The PartyPoker family compared sightings in printed order and quarantined this hand.
+    dealt = test_partypoker.hand_text(1)
+    shown = dealt.replace("Alice does not show cards.", "Alice shows [ Js, Qs, Ks, As ]a straight.")
+    result = test_partypoker.parse_text(shown)
+    assert (result.parsed, result.rejected) == (1, 0)
+    seats = pl.from_arrow(result.tables["seats"])
+    assert isinstance(seats, pl.DataFrame)
+    alice = seats.filter(pl.col("player") == "Alice")
+    assert sorted(alice["hole_cards"][0]) == sorted(cards("As Ks Qs Js"))
+    assert alice["is_hero"].to_list() == [True]
