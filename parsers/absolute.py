@@ -102,20 +102,20 @@ INFORMATIONAL = r"^(?:.+ (?:is sitting out|has left the table|has joined the tab
     KIND_INFO,
     KIND_UNKNOWN,
 ) = range(14)
+INFO = (KIND_INFO, INFORMATIONAL)
 LINE_FORMS = (
     LineForm(KIND_HEADER, where="start"),
     LineForm(KIND_BLANK, equals=""),
     LineForm(KIND_TABLE, starts="Table: "),
-    LineForm(KIND_SEAT, pattern=SEAT, where="before_cards"),
+    LineForm(KIND_SEAT, pattern=SEAT, where="setup"),
     LineForm(KIND_DEALT, starts="Dealt to "),
     LineForm(KIND_MARKER, where="marker"),
     LineForm(KIND_UNCALLED, pattern=UNCALLED),
-    LineForm(KIND_COLLECT, pattern=COLLECT, where="outside_summary"),
+    LineForm(KIND_COLLECT, pattern=COLLECT, where="body"),
     LineForm(KIND_TOTAL, starts="Total Pot(", where="summary"),
     LineForm(KIND_BOARD, starts="Board [", where="summary"),
     LineForm(KIND_SUMMARY_SEAT, pattern=SUMMARY_SEAT, where="summary"),
-    LineForm(KIND_ACTION, pattern=ACTION, where="outside_summary"),
-    LineForm(KIND_INFO, pattern=INFORMATIONAL),
+    LineForm(KIND_ACTION, pattern=ACTION, where="body"),
 )
 
 
@@ -197,10 +197,9 @@ class _Block(Block):
     def _classify(self, lines: pl.DataFrame) -> pl.DataFrame:
         names = lines["line"].str.extract(MARKER, 1)
         section = forward_fill(lines, names.replace_strict(SECTIONS, default=None))
-        marker = names.is_not_null().to_numpy()
-        return classify(lines, section, LINE_FORMS, KIND_UNKNOWN, marker=marker).with_columns(
-            marker=names
-        )
+        markers = {"marker": names.is_not_null().to_numpy()}
+        classified = classify(lines, section, LINE_FORMS, KIND_UNKNOWN, markers, INFO)
+        return classified.with_columns(marker=names)
 
     @staticmethod
     def _action_fields(lines: pl.DataFrame) -> pl.DataFrame:

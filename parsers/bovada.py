@@ -140,6 +140,7 @@ ACTION = (
     KIND_INFO,
     KIND_UNKNOWN,
 ) = range(10)
+INFO = (KIND_INFO, ACTORLESS)
 LINE_FORMS = (
     LineForm(KIND_HEADER, where="start"),
     LineForm(KIND_BLANK, equals=""),
@@ -149,7 +150,6 @@ LINE_FORMS = (
     LineForm(KIND_TOTAL, starts="Total Pot("),
     LineForm(KIND_BOARD, starts="Board ["),
     LineForm(KIND_ACTOR, contains=" : "),
-    LineForm(KIND_INFO, pattern=ACTORLESS),
 )
 
 BETTING = ("post_sb", "post_bb", "post_dead", "ante", "fold", "check", "call", "bet", "raise")
@@ -231,10 +231,9 @@ class _Block(Block):
         """Section and kind of every line of the candidate hands."""
         names = lines["line"].str.extract(MARKER, 1)
         section = forward_fill(lines, names.replace_strict(SECTIONS, default=None))
-        marker = names.is_not_null().to_numpy()
-        return classify(lines, section, LINE_FORMS, KIND_UNKNOWN, marker=marker).with_columns(
-            marker=names
-        )
+        markers = {"marker": names.is_not_null().to_numpy()}
+        classified = classify(lines, section, LINE_FORMS, KIND_UNKNOWN, markers, INFO)
+        return classified.with_columns(marker=names)
 
     def _actor_lines(self, lines: pl.DataFrame) -> pl.DataFrame:
         """``label : verb …`` lines with the label, the hero marker and the decoded verb."""

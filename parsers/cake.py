@@ -91,6 +91,7 @@ VERB_KIND = {
     KIND_INFO,
     KIND_UNKNOWN,
 ) = range(10)
+INFO = (KIND_INFO, INFORMATIONAL)
 LINE_FORMS = (
     LineForm(KIND_HEADER, where="start"),
     LineForm(KIND_BLANK, equals=""),
@@ -100,7 +101,6 @@ LINE_FORMS = (
     LineForm(KIND_MARKER, where="marker"),
     LineForm(KIND_COLLECT, pattern=COLLECT),
     LineForm(KIND_ACTION, pattern=ACTION),
-    LineForm(KIND_INFO, pattern=INFORMATIONAL),
 )
 
 
@@ -182,10 +182,9 @@ class _Block(Block):
     def _classify(self, lines: pl.DataFrame) -> pl.DataFrame:
         names = lines["line"].str.extract(MARKER, 1)
         section = forward_fill(lines, names.replace_strict(SECTIONS, default=None), 0)
-        marker = names.is_not_null().to_numpy()
-        return classify(lines, section, LINE_FORMS, KIND_UNKNOWN, marker=marker).with_columns(
-            marker=names
-        )
+        markers = {"marker": names.is_not_null().to_numpy()}
+        classified = classify(lines, section, LINE_FORMS, KIND_UNKNOWN, markers, INFO)
+        return classified.with_columns(marker=names)
 
     @staticmethod
     def _action_fields(lines: pl.DataFrame) -> pl.DataFrame:

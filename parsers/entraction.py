@@ -206,9 +206,8 @@ class _Block(Block):
     def _classify(lines: pl.DataFrame) -> pl.DataFrame:
         street = lines["line"].str.extract(STREET, 1)
         section = forward_fill(lines, street.replace_strict(STREETS, default=None), 0)
-        return classify(
-            lines, section, LINE_FORMS, KIND_UNKNOWN, street=street.is_not_null().to_numpy()
-        )
+        streets = {"street": street.is_not_null().to_numpy()}
+        return classify(lines, section, LINE_FORMS, KIND_UNKNOWN, streets)
 
     @staticmethod
     def _action_fields(lines: pl.DataFrame) -> pl.DataFrame:

@@ -43,6 +43,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
+from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     CURRENCY_SYMBOLS,
     EMPTY_CARDS,
@@ -158,16 +159,16 @@ class GGPokerFormat(TextFormat):
             for run, board in RUNS.items()
         },
     }
-    line_kinds: ClassVar[tuple[tuple[int, str, str], ...]] = (
-        (KIND_TABLE, r"^Table '", "setup"),
-        (KIND_SEAT, SEAT, "setup"),
-        (KIND_DEALT, DEALT, "dealt"),
-        (KIND_UNCALLED, UNCALLED, "body"),
-        (KIND_COLLECTED, COLLECTED, "body"),
-        (KIND_TOTAL, r"^Total pot ", "summary"),
-        (KIND_SUMMARY_CARDS, SUMMARY_CARDS, "summary"),
-        (KIND_CASH_DROP, CASH_DROP, "any"),
-        (KIND_ACTION, ACTION, "body"),
+    line_kinds: ClassVar[tuple[LineForm, ...]] = (
+        LineForm(KIND_TABLE, starts="Table '", where="setup"),
+        LineForm(KIND_SEAT, pattern=SEAT, where="setup"),
+        LineForm(KIND_DEALT, pattern=DEALT, where="dealt"),
+        LineForm(KIND_UNCALLED, pattern=UNCALLED, where="body"),
+        LineForm(KIND_COLLECTED, pattern=COLLECTED, where="body"),
+        LineForm(KIND_TOTAL, starts="Total pot ", where="summary"),
+        LineForm(KIND_SUMMARY_CARDS, pattern=SUMMARY_CARDS, where="summary"),
+        LineForm(KIND_CASH_DROP, pattern=CASH_DROP),
+        LineForm(KIND_ACTION, pattern=ACTION, where="body"),
     )
     informational: ClassVar[str] = INFORMATIONAL
 

@@ -112,13 +112,14 @@ SECTIONS = {"HOLE CARDS": 0, "FLOP": 1, "TURN": 2, "RIVER": 3, "SUMMARY": 5}
     KIND_INFO,
     KIND_UNKNOWN,
 ) = range(16)
+INFO = (KIND_INFO, INFORMATIONAL)
 LINE_FORMS = (
     LineForm(KIND_HEADER, where="start"),
     LineForm(KIND_BLANK, equals=""),
     # The line after the header is the date; before the first street everything is preflop.
     LineForm(KIND_DATE, pattern=DATE, where="after_header"),
     LineForm(KIND_TABLE, starts="Table "),
-    LineForm(KIND_SEAT, pattern=SEAT, where="outside_summary"),
+    LineForm(KIND_SEAT, pattern=SEAT, where="body"),
     LineForm(KIND_POST, pattern=POST),
     LineForm(KIND_DEALT, starts="Dealt to "),
     LineForm(KIND_MARKER, where="marker"),
@@ -127,8 +128,7 @@ LINE_FORMS = (
     LineForm(KIND_RESULT_SEAT, pattern=RESULT_SEAT, where="summary"),
     LineForm(KIND_RAKE, pattern=RAKE, where="summary"),
     LineForm(KIND_COLLECT, pattern=COLLECT, where="summary"),
-    LineForm(KIND_ACTION, pattern=ACTION, where="outside_summary"),
-    LineForm(KIND_INFO, pattern=INFORMATIONAL),
+    LineForm(KIND_ACTION, pattern=ACTION, where="body"),
 )
 
 
@@ -187,8 +187,8 @@ class _Block(Block):
             section,
             LINE_FORMS,
             KIND_UNKNOWN,
-            marker=names.is_not_null().to_numpy(),
-            after_header=after_header,
+            {"marker": names.is_not_null().to_numpy(), "after_header": after_header},
+            INFO,
         ).with_columns(marker=names)
 
     @staticmethod

@@ -109,6 +109,7 @@ VERB_KIND = {
     KIND_INFO,
     KIND_UNKNOWN,
 ) = range(18)
+INFO = (KIND_INFO, INFORMATIONAL)
 LINE_FORMS = (
     LineForm(KIND_HEADER, where="start"),
     LineForm(KIND_BLANK, equals=""),
@@ -117,7 +118,7 @@ LINE_FORMS = (
     LineForm(KIND_USER, starts="User: "),
     LineForm(KIND_BUTTON, starts="Button: seat "),
     LineForm(KIND_PLAYERS, starts="Players in round: "),
-    LineForm(KIND_SEAT, pattern=SEAT, where="before_cards"),
+    LineForm(KIND_SEAT, pattern=SEAT, where="setup"),
     LineForm(KIND_DEALT, starts="Dealing to "),
     LineForm(KIND_STREET, where="street"),
     LineForm(KIND_SUMMARY, equals="Summary:"),
@@ -125,8 +126,7 @@ LINE_FORMS = (
     LineForm(KIND_RAKE, starts="Rake taken: ", where="summary"),
     LineForm(KIND_RESULT_SEAT, pattern=RESULT_SEAT, where="summary"),
     LineForm(KIND_END, starts="***** End of hand "),
-    LineForm(KIND_ACTION, pattern=ACTION, where="outside_summary"),
-    LineForm(KIND_INFO, pattern=INFORMATIONAL),
+    LineForm(KIND_ACTION, pattern=ACTION, where="body"),
 )
 MONTHS = {
     m: i
@@ -179,9 +179,8 @@ class _Block(Block):
             .otherwise(street)
         ).to_series()
         section = forward_fill(lines, marker)
-        return classify(
-            lines, section, LINE_FORMS, KIND_UNKNOWN, street=street.is_not_null().to_numpy()
-        )
+        streets = {"street": street.is_not_null().to_numpy()}
+        return classify(lines, section, LINE_FORMS, KIND_UNKNOWN, streets, INFO)
 
     def _headers(self, lines: pl.DataFrame) -> pl.DataFrame:
         first = kind_fields(lines, KIND_HEADER, HEADER, "hand", "offset")

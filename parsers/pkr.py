@@ -40,6 +40,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
+from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     CURRENCY_SYMBOLS,
     EMPTY_CARDS,
@@ -153,20 +154,20 @@ class PkrFormat(TextFormat):
         "Turn": (TURN, 0),
         "River": (RIVER, 0),
     }
-    line_kinds: ClassVar[tuple[tuple[int, str, str], ...]] = (
-        (KIND_TABLE, TABLE, "setup"),
-        (KIND_SETUP, SETUP_LINE, "setup"),
-        (KIND_SEAT, SEAT, "setup"),
-        (KIND_DEALT, DEALT, "dealt"),
-        (KIND_UNCALLED, UNCALLED, "any"),
-        (KIND_POT_SIZES, POT_SIZES, "any"),
-        (KIND_RAKE, RAKE, "any"),
-        (KIND_END, END, "any"),
-        (KIND_TIES, TIES, "dealt"),
-        (KIND_WINS, WINS, "dealt"),
-        (KIND_NOTE, NOTE, "any"),
-        (KIND_ACTION, ACTION, "any"),
-        (KIND_DESCRIPTION, DESCRIPTION, "dealt"),
+    line_kinds: ClassVar[tuple[LineForm, ...]] = (
+        LineForm(KIND_TABLE, pattern=TABLE, where="setup"),
+        LineForm(KIND_SETUP, pattern=SETUP_LINE, where="setup"),
+        LineForm(KIND_SEAT, pattern=SEAT, where="setup"),
+        LineForm(KIND_DEALT, pattern=DEALT, where="dealt"),
+        LineForm(KIND_UNCALLED, pattern=UNCALLED),
+        LineForm(KIND_POT_SIZES, pattern=POT_SIZES),
+        LineForm(KIND_RAKE, pattern=RAKE),
+        LineForm(KIND_END, pattern=END),
+        LineForm(KIND_TIES, pattern=TIES, where="dealt"),
+        LineForm(KIND_WINS, pattern=WINS, where="dealt"),
+        LineForm(KIND_NOTE, pattern=NOTE),
+        LineForm(KIND_ACTION, pattern=ACTION),
+        LineForm(KIND_DESCRIPTION, pattern=DESCRIPTION, where="dealt"),
     )
     informational: ClassVar[str] = INFORMATIONAL
 

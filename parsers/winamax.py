@@ -39,6 +39,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
+from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     EMPTY_CARDS,
     FIRST_SITE_KIND,
@@ -133,14 +134,14 @@ class WinamaxFormat(TextFormat):
         "SHOW DOWN": (SHOWDOWN, 0),
         "SUMMARY": (SUMMARY, 0),
     }
-    line_kinds: ClassVar[tuple[tuple[int, str, str], ...]] = (
-        (KIND_TABLE, r"^Table: '", "setup"),
-        (KIND_SEAT, SEAT, "setup"),
-        (KIND_DEALT, DEALT, "body"),
-        (KIND_COLLECTED, COLLECTED, "body"),
-        (KIND_TOTAL, r"^Total pot ", "summary"),
-        (KIND_SUMMARY_CARDS, SUMMARY_CARDS, "summary"),
-        (KIND_ACTION, ACTION, "body"),
+    line_kinds: ClassVar[tuple[LineForm, ...]] = (
+        LineForm(KIND_TABLE, starts="Table: '", where="setup"),
+        LineForm(KIND_SEAT, pattern=SEAT, where="setup"),
+        LineForm(KIND_DEALT, pattern=DEALT, where="body"),
+        LineForm(KIND_COLLECTED, pattern=COLLECTED, where="body"),
+        LineForm(KIND_TOTAL, starts="Total pot ", where="summary"),
+        LineForm(KIND_SUMMARY_CARDS, pattern=SUMMARY_CARDS, where="summary"),
+        LineForm(KIND_ACTION, pattern=ACTION, where="body"),
     )
     informational: ClassVar[str] = INFORMATIONAL
 

@@ -35,6 +35,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
+from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     CURRENCY_SYMBOLS,
     EMPTY_CARDS,
@@ -137,15 +138,15 @@ class WpnFormat(TextFormat):
             for run in (1, 2)
         },
     }
-    line_kinds: ClassVar[tuple[tuple[int, str, str], ...]] = (
-        (KIND_TABLE, r"-max .*Seat #\d+ is the button$", "setup"),
-        (KIND_SEAT, SEAT, "setup"),
-        (KIND_DEALT, r"^Dealt to .+ \[\S+ \S+", "dealt"),
-        (KIND_UNCALLED, UNCALLED, "body"),
-        (KIND_COLLECTED, COLLECTED, "body"),
-        (KIND_TOTAL, r"^Total pot ", "summary"),
-        (KIND_SUMMARY_SEAT, SUMMARY_SEAT, "summary"),
-        (KIND_ACTION, ACTION, "body"),
+    line_kinds: ClassVar[tuple[LineForm, ...]] = (
+        LineForm(KIND_TABLE, pattern=r"-max .*Seat #\d+ is the button$", where="setup"),
+        LineForm(KIND_SEAT, pattern=SEAT, where="setup"),
+        LineForm(KIND_DEALT, pattern=r"^Dealt to .+ \[\S+ \S+", where="dealt"),
+        LineForm(KIND_UNCALLED, pattern=UNCALLED, where="body"),
+        LineForm(KIND_COLLECTED, pattern=COLLECTED, where="body"),
+        LineForm(KIND_TOTAL, starts="Total pot ", where="summary"),
+        LineForm(KIND_SUMMARY_SEAT, pattern=SUMMARY_SEAT, where="summary"),
+        LineForm(KIND_ACTION, pattern=ACTION, where="body"),
     )
     informational: ClassVar[str] = INFORMATIONAL
 

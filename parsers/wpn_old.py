@@ -38,6 +38,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
+from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     EMPTY_CARDS,
     FIRST_SITE_KIND,
@@ -130,17 +131,17 @@ class WpnOldFormat(TextFormat):
         "RIVER": (RIVER, 0),
         "Summary": (SUMMARY, 0),
     }
-    line_kinds: ClassVar[tuple[tuple[int, str, str], ...]] = (
-        (KIND_GAME_ID, r"^Game ID: ", "setup"),
-        (KIND_BUTTON, BUTTON, "setup"),
-        (KIND_SEAT, SEAT, "setup"),
-        (KIND_DEALT, DEALT, "body"),
-        (KIND_SITTING_OUT, SITTING_OUT, "body"),
-        (KIND_UNCALLED, UNCALLED, "body"),
-        (KIND_ACTION, ACTION, "body"),
-        (KIND_POT, r"^Pot: ", "summary"),
-        (KIND_SUMMARY_PLAYER, r"^\*?Player .+Bets: .+ Collects: ", "summary"),
-        (KIND_END, r"^Game ended at: ", "summary"),
+    line_kinds: ClassVar[tuple[LineForm, ...]] = (
+        LineForm(KIND_GAME_ID, starts="Game ID: ", where="setup"),
+        LineForm(KIND_BUTTON, pattern=BUTTON, where="setup"),
+        LineForm(KIND_SEAT, pattern=SEAT, where="setup"),
+        LineForm(KIND_DEALT, pattern=DEALT, where="body"),
+        LineForm(KIND_SITTING_OUT, pattern=SITTING_OUT, where="body"),
+        LineForm(KIND_UNCALLED, pattern=UNCALLED, where="body"),
+        LineForm(KIND_ACTION, pattern=ACTION, where="body"),
+        LineForm(KIND_POT, starts="Pot: ", where="summary"),
+        LineForm(KIND_SUMMARY_PLAYER, pattern=r"^\*?Player .+Bets: .+ Collects: ", where="summary"),
+        LineForm(KIND_END, starts="Game ended at: ", where="summary"),
     )
     informational: ClassVar[str] = INFORMATIONAL
 

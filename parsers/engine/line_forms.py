@@ -29,8 +29,9 @@ class LineForm:
     contains: str | None = None
     equals: str | None = None
     pattern: str | None = None
-    # "any", "start" (a hand's first line), "before_cards" (section -1), "summary" (section 5),
-    # "outside_summary", or the name of a mask the site passes to `classify`.
+    # "any", "start" (a hand's first line), "setup" (before the cards: section -1), "dealt"
+    # (from the cards on), "body" (all but the summary), "summary" (section 5), or the name of
+    # a mask the site passes to `classify`.
     where: str = "any"
 
     def test(self, line: pl.Series) -> np.ndarray | None:
@@ -53,29 +54,38 @@ def classify(
     section: np.ndarray,
     forms: tuple[LineForm, ...],
     unknown: int,
-    **masks: np.ndarray,
+    masks: dict[str, np.ndarray] | None = None,
+    informational: tuple[int, str] | None = None,
 ) -> pl.DataFrame:
     """``lines`` with ``section`` and ``kind`` (Int8): the first of ``forms`` each line has.
 
     ``section`` is each line's street code (-1 before the cards, 5 in the summary); ``masks``
-    are the site's own places (marker lines, the line after the header, ...).
+    are the site's own places (marker lines, the line after the header, ...). A line no form
+    takes is ``unknown``, or, when it matches ``informational`` (kind, pattern: known text
+    that carries nothing the tables need, tried on those lines only), that kind.
     """
     line = lines["line"]
-    everywhere = np.ones(len(line), dtype=bool)
     places = {
-        "any": everywhere,
+        "any": np.ones(len(line), dtype=bool),
         "start": lines["is_start"].to_numpy(),
-        "before_cards": section == -1,
+        "setup": section == -1,
+        "dealt": section >= 0,
+        "body": section < SUMMARY_SECTION,
         "summary": section == SUMMARY_SECTION,
-        "outside_summary": section != SUMMARY_SECTION,
-        **masks,
+        **(masks or {}),
     }
     conditions = []
     for form in forms:
         found = form.test(line)
         place = places[form.where]
         conditions.append(place if found is None else place & found)
-    kinds = np.select(conditions, [form.kind for form in forms], unknown)
+    kinds = np.select(conditions, [form.kind for form in forms], unknown).astype(np.int8)
+    if informational is not None:
+        other = np.flatnonzero(kinds == unknown)
+        if len(other):
+            info_kind, pattern = informational
+            known = line.gather(other).str.contains(pattern).fill_null(False).to_numpy()
+            kinds[other[known]] = info_kind
     return lines.with_columns(
         section=pl.Series(section, dtype=pl.Int8), kind=pl.Series(kinds, dtype=pl.Int8)
     )

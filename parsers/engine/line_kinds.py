@@ -19,7 +19,7 @@ from parsers.base import ParseResult
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.engine.assembly import HandTables, attach_hole_cards, finish
 from parsers.engine.betting import street_amounts
-from parsers.engine.line_forms import kind_fields
+from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import fill_from_rows, line_frame
 from pipeline.schema import HANDS
 
@@ -32,7 +32,6 @@ __all__ = [
     "KIND_HEADER",
     "KIND_INFO",
     "KIND_MARKER",
-    "KIND_OTHER",
     "KIND_UNKNOWN",
     "PREFLOP",
     "RIVER",
@@ -52,7 +51,7 @@ __all__ = [
 SETUP, PREFLOP, FLOP, TURN, RIVER, SHOWDOWN, SUMMARY = -1, 0, 1, 2, 3, 4, 5
 
 # Line kinds every format has; a site numbers its own kinds from FIRST_SITE_KIND.
-KIND_HEADER, KIND_BLANK, KIND_MARKER, KIND_INFO, KIND_UNKNOWN, KIND_OTHER = range(6)
+KIND_HEADER, KIND_BLANK, KIND_MARKER, KIND_INFO, KIND_UNKNOWN = range(5)
 FIRST_SITE_KIND = 10
 
 
@@ -112,10 +111,9 @@ class TextFormat:
     marker: ClassVar[str]
     # Marker name -> (section, board_index); an unknown marker name makes the line unrecognised.
     sections: ClassVar[dict[str, tuple[int, int]]]
-    # (kind, pattern, scope), tried in order; the first match classifies the line. Scopes:
-    # "any", "setup" (before the deal), "dealt" (from the deal on), "play" (setup to
-    # showdown), "body" (all but the summary), "summary".
-    line_kinds: ClassVar[tuple[tuple[int, str, str], ...]]
+    # The site's line forms, tried in order after the header, blank and marker lines; the first
+    # a line has classifies it (`parsers.engine.line_forms`).
+    line_kinds: ClassVar[tuple[LineForm, ...]]
     # Known text that carries nothing the tables need; any other line quarantines its hand.
     informational: ClassVar[str]
 
@@ -232,38 +230,25 @@ class TextFormat:
             marker_rows[known & not_summary],
             runs.to_numpy()[known & not_summary],
         )
-        scope_masks = {
-            "any": np.ones(len(line), dtype=bool),
-            "setup": section == SETUP,
-            "dealt": section >= PREFLOP,
-            "play": (section >= SETUP) & (section <= SHOWDOWN),
-            "body": section < SUMMARY,
-            "summary": section == SUMMARY,
-        }
         known_marker = np.zeros(len(line), dtype=bool)
         known_marker[marker_rows[known]] = True
-        conditions = [is_start, (line == "").to_numpy(), known_marker]
-        choices = [KIND_HEADER, KIND_BLANK, KIND_MARKER]
-        for kind, pattern, scope in self.line_kinds:
-            conditions.append(
-                scope_masks[scope] & line.str.contains(pattern).fill_null(False).to_numpy()
-            )
-            choices.append(kind)
-        kinds = np.select(conditions, choices, KIND_OTHER).astype(np.int16)
-        other = np.flatnonzero(kinds == KIND_OTHER)
-        if len(other):
-            informational = line.gather(other).str.contains(self.informational).fill_null(False)
-            kinds[other] = np.where(informational.to_numpy(), KIND_INFO, KIND_UNKNOWN)
-        return lines.with_columns(
-            section=pl.Series(section, dtype=pl.Int8),
+        forms = (
+            LineForm(KIND_HEADER, where="start"),
+            LineForm(KIND_BLANK, equals=""),
+            LineForm(KIND_MARKER, where="marker"),
+            *self.line_kinds,
+        )
+        informational = (KIND_INFO, self.informational)
+        classified = classify(
+            lines, section, forms, KIND_UNKNOWN, {"marker": known_marker}, informational
+        )
+        return classified.with_columns(
             board_index=pl.Series(board_index, dtype=pl.Int8),
-            kind=pl.Series(kinds, dtype=pl.Int16),
             marker=marker_fields["name"],
             marker_cards=marker_fields["cards"]
             if "cards" in marker_fields.columns
             else pl.lit(None, dtype=pl.String),
         )
-
     def fields(self, lines: pl.DataFrame, kind: int, pattern: str) -> pl.DataFrame:
         """The named groups of ``pattern`` over the lines of one kind, with their context.
 

@@ -18,11 +18,12 @@ KIND_HEADER, KIND_BLANK, KIND_SEAT, KIND_MARKER, KIND_TOTAL, KIND_INFO, KIND_UNK
 FORMS = (
     LineForm(KIND_HEADER, where="start"),
     LineForm(KIND_BLANK, equals=""),
-    LineForm(KIND_SEAT, pattern=r"^Seat \d+: ", where="before_cards"),
+    LineForm(KIND_SEAT, pattern=r"^Seat \d+: ", where="setup"),
     LineForm(KIND_MARKER, where="marker"),
     LineForm(KIND_TOTAL, starts="Total pot ", where="summary"),
-    LineForm(KIND_INFO, contains=" sits out"),
 )
+# Tried only on the lines no form takes.
+INFORMATIONAL = (KIND_INFO, r" sits out$|^Total pot ")
 
 
 def test_the_first_form_a_line_has_in_its_place_classifies_it() -> None:
@@ -31,7 +32,7 @@ def test_the_first_form_a_line_has_in_its_place_classifies_it() -> None:
         "Seat 1: Ann (10)",  # a seat before the cards
         "*** CARDS ***",
         "Seat 2: Bob (10)",  # the same text after the cards: no form takes it there
-        "Total pot 5",  # a summary line outside the summary
+        "Total pot 5",  # a summary line outside the summary: known text, nothing more
         "*** SUMMARY ***",
         "Total pot 5",
         "",
@@ -43,13 +44,14 @@ def test_the_first_form_a_line_has_in_its_place_classifies_it() -> None:
     frame = line_frame(lines, np.arange(len(text)), lines.str.starts_with("Hand #"))
     section = np.array([-1, -1, 0, 0, 0, 5, 5, 5, 5, -1, -1])
     marker = lines.str.starts_with("*** ").to_numpy()
-    kinds = classify(frame, section, FORMS, KIND_UNKNOWN, marker=marker)["kind"].to_list()
+    classified = classify(frame, section, FORMS, KIND_UNKNOWN, {"marker": marker}, INFORMATIONAL)
+    kinds = classified["kind"].to_list()
     assert kinds == [
         KIND_HEADER,
         KIND_SEAT,
         KIND_MARKER,
         KIND_UNKNOWN,
-        KIND_UNKNOWN,
+        KIND_INFO,
         KIND_MARKER,
         KIND_TOTAL,
         KIND_BLANK,
