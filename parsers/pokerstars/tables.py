@@ -136,11 +136,10 @@ def results_by_file(
             name: table.slice(bounds_of[name][file], bounds_of[name][file + 1] - bounds_of[name][file])
             for name, table in stored.tables.items()
         }
-        games = (
-            skipped.filter(pl.Series(skipped_files == file)).group_by("game").len()
-            if skipped_counts[file]
-            else skipped.clear().group_by("game").len()
-        )
+        games: dict[str, int] = {}
+        if skipped_counts[file]:
+            of_file = skipped.filter(pl.Series(skipped_files == file)).group_by("game").len()
+            games = {str(k): int(v) for k, v in of_file.sort("game").iter_rows()}
         results.append(
             ParseResult(
                 tables=tables,
@@ -148,7 +147,7 @@ def results_by_file(
                 parsed=tables["hands"].num_rows,
                 skipped=int(skipped_counts[file]),
                 rejected=tables["rejects"].num_rows,
-                skipped_games={str(k): int(v) for k, v in games.sort("game").iter_rows()},
+                skipped_games=games,
             )
         )
     return results
