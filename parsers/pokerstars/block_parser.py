@@ -15,6 +15,7 @@ from parsers.base import ParseResult
 from parsers.columns import cards_list, is_partial_show, local_time_to_utc, money
 from parsers.engine.betting import street_amounts
 from parsers.engine.checks import actor_problems, card_problems, seat_problems
+from parsers.engine.line_forms import classify
 from parsers.engine.lines import fill_from_rows
 from parsers.notes import note_rows, triage_unknown_lines, with_other_games
 from parsers.pokerstars.forms import (
@@ -30,13 +31,10 @@ from parsers.pokerstars.forms import (
     HEADER,
     INFORMATIONAL,
     KIND_ACTION,
-    KIND_BLANK,
     KIND_BOARD,
     KIND_COLLECTED,
     KIND_DEALT,
-    KIND_HEADER,
     KIND_INFO,
-    KIND_MARKER,
     KIND_OTHER,
     KIND_SEAT,
     KIND_SUMMARY_MUCK,
@@ -44,6 +42,7 @@ from parsers.pokerstars.forms import (
     KIND_TOTAL,
     KIND_UNCALLED,
     KIND_UNKNOWN,
+    LINE_FORMS,
     SEAT,
     SECOND_RUN_SECTIONS,
     SECTIONS,
@@ -276,44 +275,9 @@ class BlockParser:
             marker_rows[not_summary & known],
             runs.to_numpy()[not_summary & known],
         )
-        in_summary = section == 5
-        before_cards = section == -1
-        starts_with = line.str.starts_with
-        kinds = np.select(
-            [
-                is_start,
-                (line == "").to_numpy(),
-                is_marker,
-                starts_with("Table '").to_numpy(),
-                before_cards & starts_with("Seat ").to_numpy(),
-                starts_with("Dealt to ").to_numpy(),
-                starts_with("Uncalled bet (").to_numpy(),
-                in_summary & starts_with("Total pot ").to_numpy(),
-                in_summary & line.str.contains("Board [", literal=True).to_numpy(),
-                in_summary & line.str.contains(" mucked [", literal=True).to_numpy(),
-                ~in_summary & line.str.contains(" collected ", literal=True).to_numpy(),
-                ~in_summary & line.str.contains(": ", literal=True).to_numpy(),
-            ],
-            [
-                KIND_HEADER,
-                KIND_BLANK,
-                KIND_MARKER,
-                KIND_TABLE,
-                KIND_SEAT,
-                KIND_DEALT,
-                KIND_UNCALLED,
-                KIND_TOTAL,
-                KIND_BOARD,
-                KIND_SUMMARY_MUCK,
-                KIND_COLLECTED,
-                KIND_ACTION,
-            ],
-            KIND_OTHER,
-        ).astype(np.int8)
-        return lines.with_columns(
-            section=pl.Series(section, dtype=pl.Int8),
+        classified = classify(lines, section, LINE_FORMS, KIND_OTHER, {"marker": is_marker})
+        return classified.with_columns(
             board_index=pl.Series(board_index, dtype=pl.Int8),
-            kind=pl.Series(kinds, dtype=pl.Int8),
             marker=pl.repeat(None, len(line), dtype=pl.String, eager=True).scatter(
                 marker_rows, names
             ),

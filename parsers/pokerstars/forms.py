@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from parsers.engine.line_forms import LineForm
+
 SITE = "pokerstars"
 GAME = "Omaha Hi/Lo"
 
@@ -119,6 +121,23 @@ SECTIONS: dict[str, int] = {
     KIND_OTHER,
     KIND_UNKNOWN,
 ) = range(15)
+
+# Only literal tests run over every line; each kind's regular expression runs later on its own
+# lines (a line it does not confirm becomes unknown).
+LINE_FORMS = (
+    LineForm(KIND_HEADER, where="start"),
+    LineForm(KIND_BLANK, equals=""),
+    LineForm(KIND_MARKER, where="marker"),
+    LineForm(KIND_TABLE, starts="Table '"),
+    LineForm(KIND_SEAT, starts="Seat ", where="setup"),
+    LineForm(KIND_DEALT, starts="Dealt to "),
+    LineForm(KIND_UNCALLED, starts="Uncalled bet ("),
+    LineForm(KIND_TOTAL, starts="Total pot ", where="summary"),
+    LineForm(KIND_BOARD, contains="Board [", where="summary"),
+    LineForm(KIND_SUMMARY_MUCK, contains=" mucked [", where="summary"),
+    LineForm(KIND_COLLECTED, contains=" collected ", where="body"),
+    LineForm(KIND_ACTION, contains=": ", where="body"),
+)
 SECOND_RUN_SECTIONS = ("SECOND FLOP", "SECOND TURN", "SECOND RIVER", "SECOND SHOW DOWN")
 CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "₹": "INR", "C$": "CAD"}
 
