@@ -28,14 +28,13 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
-from parsers.engine.line_forms import kind_fields
+from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
 from parsers.partypoker import (
     BlockParts,
     amount_value,
     assemble,
     card_codes,
     card_sightings,
-    classify,
     declined_shows,
     first_per_hand,
     hand_problems,
@@ -129,25 +128,25 @@ class EverleafParser:
 
 def _parts(frame: pl.DataFrame) -> BlockParts:
     body = frame.filter(pl.col("hand") >= 0)
-    patterns = [
-        ("blank", r"^\s*$"),
-        ("start", HAND_START),
-        ("history", HISTORY),
-        ("header", HEADER),
-        ("button", BUTTON),
-        ("players", PLAYERS),
-        ("seat", SEAT),
-        ("deal", DEAL),
-        ("dealt", DEALT),
-        ("win", WIN),
-        ("show", SHOW),
-        ("noshow", NO_SHOW),
-        ("info", INFORMATIONAL),
-        ("action", ACTION),
-        ("table", TABLE),
-        ("chat", CHAT),
-    ]
-    lines = body.with_columns(kind=classify(body, patterns, "unknown"))
+    forms = (
+        LineForm("blank", pattern=r"^\s*$"),
+        LineForm("start", pattern=HAND_START),
+        LineForm("history", pattern=HISTORY),
+        LineForm("header", pattern=HEADER),
+        LineForm("button", pattern=BUTTON),
+        LineForm("players", pattern=PLAYERS),
+        LineForm("seat", pattern=SEAT),
+        LineForm("deal", pattern=DEAL),
+        LineForm("dealt", pattern=DEALT),
+        LineForm("win", pattern=WIN),
+        LineForm("show", pattern=SHOW),
+        LineForm("noshow", pattern=NO_SHOW),
+        LineForm("info", pattern=INFORMATIONAL),
+        LineForm("action", pattern=ACTION),
+        LineForm("table", pattern=TABLE),
+        LineForm("chat", pattern=CHAT),
+    )
+    lines = body.with_columns(kind=kinds_of(body, forms, "unknown"))
     # "Table <name>" comes once, between the stakes header and the button and seat lines;
     # another line that starts with "Table" is free text.
     kind = pl.col("kind")

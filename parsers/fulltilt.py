@@ -34,13 +34,12 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
-from parsers.engine.line_forms import kind_fields
+from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
 from parsers.partypoker import (
     BlockParts,
     amount_value,
     assemble,
     card_codes,
-    classify,
     declined_shows,
     first_per_hand,
     line_frame,
@@ -171,24 +170,24 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         )
     )
     section = pl.col("section")
-    patterns = [
-        ("blank", r"^\s*$"),
-        ("header", HAND_START),
-        ("unsupported", UNSUPPORTED_MARKERS),
-        ("marker", MARKER),
-        ("seat", SEAT),
-        ("button", BUTTON),
-        ("dealt", DEALT),
-        ("uncalled", UNCALLED),
-        ("win", WIN),
-        ("total", TOTAL),
-        ("board", BOARD),
-        ("show", SHOW),
-        ("muck", MUCK),
-        ("action", ACTION),
-        ("info", INFORMATIONAL),
-    ]
-    kinds = classify(body, patterns, "unknown")
+    forms = (
+        LineForm("blank", pattern=r"^\s*$"),
+        LineForm("header", pattern=HAND_START),
+        LineForm("unsupported", pattern=UNSUPPORTED_MARKERS),
+        LineForm("marker", pattern=MARKER),
+        LineForm("seat", pattern=SEAT),
+        LineForm("button", pattern=BUTTON),
+        LineForm("dealt", pattern=DEALT),
+        LineForm("uncalled", pattern=UNCALLED),
+        LineForm("win", pattern=WIN),
+        LineForm("total", pattern=TOTAL),
+        LineForm("board", pattern=BOARD),
+        LineForm("show", pattern=SHOW),
+        LineForm("muck", pattern=MUCK),
+        LineForm("action", pattern=ACTION),
+        LineForm("info", pattern=INFORMATIONAL),
+    )
+    kinds = kinds_of(body, forms, "unknown")
     lines = body.with_columns(kind=kinds).with_columns(
         # Seat lines count only before the cards; in the summary they are read apart.
         kind=pl.when((pl.col("kind") == "seat") & (section >= 0))

@@ -28,7 +28,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
-from parsers.engine.line_forms import kind_fields
+from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
 from parsers.partypoker import (
     BlockParts,
     amount_value,
@@ -36,7 +36,6 @@ from parsers.partypoker import (
     assemble,
     card_codes,
     card_sightings,
-    classify,
     declined_shows,
     first_per_hand,
     hand_problems,
@@ -138,26 +137,26 @@ class PacificParser:
 
 def _parts(frame: pl.DataFrame) -> BlockParts:
     body = frame.filter(pl.col("hand") >= 0)
-    patterns = [
-        ("blank", r"^\s*$"),
-        ("anchor", GAME_NUMBER),
-        ("history", HISTORY_LINE),
-        ("header", HEADER),
-        ("table", TABLE),
-        ("button", BUTTON),
-        ("players", PLAYERS),
-        ("seat", SEAT),
-        ("deal", DEAL),
-        ("summary", SUMMARY),
-        ("dealt", DEALT),
-        ("collected", COLLECTED),
-        ("show", SHOW),
-        ("description", DESCRIPTION),
-        ("noshow", NO_SHOW),
-        ("info", INFORMATIONAL),
-        ("action", ACTION),
-    ]
-    lines = body.with_columns(kind=classify(body, patterns, "unknown"))
+    forms = (
+        LineForm("blank", pattern=r"^\s*$"),
+        LineForm("anchor", pattern=GAME_NUMBER),
+        LineForm("history", pattern=HISTORY_LINE),
+        LineForm("header", pattern=HEADER),
+        LineForm("table", pattern=TABLE),
+        LineForm("button", pattern=BUTTON),
+        LineForm("players", pattern=PLAYERS),
+        LineForm("seat", pattern=SEAT),
+        LineForm("deal", pattern=DEAL),
+        LineForm("summary", pattern=SUMMARY),
+        LineForm("dealt", pattern=DEALT),
+        LineForm("collected", pattern=COLLECTED),
+        LineForm("show", pattern=SHOW),
+        LineForm("description", pattern=DESCRIPTION),
+        LineForm("noshow", pattern=NO_SHOW),
+        LineForm("info", pattern=INFORMATIONAL),
+        LineForm("action", pattern=ACTION),
+    )
+    lines = body.with_columns(kind=kinds_of(body, forms, "unknown"))
     street = lines["line"].str.extract(DEAL, 1).replace_strict(
         SECTIONS, default=None, return_dtype=pl.Int8
     )

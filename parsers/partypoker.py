@@ -51,7 +51,7 @@ from parsers.base import ParseResult
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.engine.assembly import HandTables, attach_hole_cards, finish
 from parsers.engine.betting import settle_all_in_kinds, street_amounts
-from parsers.engine.line_forms import kind_fields
+from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
 from parsers.engine.lines import forward_fill, line_frame
 from pipeline.profiles import SiteProfile
 
@@ -261,15 +261,6 @@ def declined_shows(
             is_all_in=pl.lit(False),
         )
     )
-
-
-def classify(frame: pl.DataFrame, patterns: list[tuple[str, str]], default: str) -> pl.Series:
-    """Kind of every line: the first pattern (regular expression) it matches, else ``default``."""
-    line = pl.col("line")
-    expression: pl.Expr = pl.lit(default)
-    for kind, pattern in reversed(patterns):
-        expression = pl.when(line.str.contains(pattern)).then(pl.lit(kind)).otherwise(expression)
-    return frame.select(expression.alias("kind"))["kind"]
 
 
 def unknown_lines(lines: pl.DataFrame) -> pl.DataFrame:
@@ -578,26 +569,26 @@ def _party_parts(frame: pl.DataFrame) -> BlockParts:
 def _legacy_parts(frame: pl.DataFrame) -> BlockParts:
     """Hands in the layouts before 2023 (``#Game No : N``, ``$20/$40 USD FL Omaha Hi-Lo``)."""
     body = frame.filter(pl.col("hand") >= 0)
-    patterns = [
-        ("blank", r"^\s*$"),
-        ("anchor", GAME_NUMBER),
-        ("history", HISTORY_LINE),
-        ("header", PARTY_HEADER),
-        ("table", PARTY_TABLE),
-        ("button", PARTY_BUTTON),
-        ("players", PARTY_PLAYERS),
-        ("seat", PARTY_SEAT),
-        ("deal", PARTY_DEAL),
-        ("dealt", PARTY_DEALT),
-        ("chat", PARTY_CHAT),
-        ("action", PARTY_ACTION),
-        ("show", PARTY_SHOW),
-        ("show_low", PARTY_SHOW_LOW),
-        ("noshow", PARTY_NO_SHOW),
-        ("win", PARTY_WIN),
-        ("info", PARTY_INFO),
-    ]
-    lines = body.with_columns(kind=classify(body, patterns, "unknown"))
+    forms = (
+        LineForm("blank", pattern=r"^\s*$"),
+        LineForm("anchor", pattern=GAME_NUMBER),
+        LineForm("history", pattern=HISTORY_LINE),
+        LineForm("header", pattern=PARTY_HEADER),
+        LineForm("table", pattern=PARTY_TABLE),
+        LineForm("button", pattern=PARTY_BUTTON),
+        LineForm("players", pattern=PARTY_PLAYERS),
+        LineForm("seat", pattern=PARTY_SEAT),
+        LineForm("deal", pattern=PARTY_DEAL),
+        LineForm("dealt", pattern=PARTY_DEALT),
+        LineForm("chat", pattern=PARTY_CHAT),
+        LineForm("action", pattern=PARTY_ACTION),
+        LineForm("show", pattern=PARTY_SHOW),
+        LineForm("show_low", pattern=PARTY_SHOW_LOW),
+        LineForm("noshow", pattern=PARTY_NO_SHOW),
+        LineForm("win", pattern=PARTY_WIN),
+        LineForm("info", pattern=PARTY_INFO),
+    )
+    lines = body.with_columns(kind=kinds_of(body, forms, "unknown"))
     street_names = {"down cards": 0, "Flop": 1, "Turn": 2, "River": 3}
     deal = lines["line"].str.extract(PARTY_DEAL, 1)
     lines = lines.with_columns(
@@ -1010,23 +1001,23 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
     - ``P balance 153140, sits out``: the seat was not dealt in (``sitting_out``).
     """
     body = frame.filter(pl.col("hand") >= 0)
-    patterns = [
-        ("blank", r"^\s*$"),
-        ("history", HISTORY_LINE),
-        ("table", MODERN_TABLE),
-        ("players", PARTY_PLAYERS),
-        ("seat", MODERN_SEAT),
-        ("deal", MODERN_DEAL),
-        ("dealt", PARTY_DEALT),
-        ("all_in", MODERN_ALL_IN),
-        ("action", MODERN_ACTION),
-        ("pot_created", MODERN_POT_CREATED),
-        ("summary", MODERN_SUMMARY),
-        ("pots", MODERN_POTS),
-        ("board", MODERN_BOARD),
-        ("result", MODERN_RESULT),
-    ]
-    lines = body.with_columns(kind=classify(body, patterns, "unknown"))
+    forms = (
+        LineForm("blank", pattern=r"^\s*$"),
+        LineForm("history", pattern=HISTORY_LINE),
+        LineForm("table", pattern=MODERN_TABLE),
+        LineForm("players", pattern=PARTY_PLAYERS),
+        LineForm("seat", pattern=MODERN_SEAT),
+        LineForm("deal", pattern=MODERN_DEAL),
+        LineForm("dealt", pattern=PARTY_DEALT),
+        LineForm("all_in", pattern=MODERN_ALL_IN),
+        LineForm("action", pattern=MODERN_ACTION),
+        LineForm("pot_created", pattern=MODERN_POT_CREATED),
+        LineForm("summary", pattern=MODERN_SUMMARY),
+        LineForm("pots", pattern=MODERN_POTS),
+        LineForm("board", pattern=MODERN_BOARD),
+        LineForm("result", pattern=MODERN_RESULT),
+    )
+    lines = body.with_columns(kind=kinds_of(body, forms, "unknown"))
     # The header is the line after the history line (whatever it looks like).
     history_at = (
         lines.filter(pl.col("kind") == "history")

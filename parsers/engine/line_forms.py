@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-__all__ = ["LineForm", "classify", "kind_fields"]
+__all__ = ["LineForm", "classify", "kind_fields", "kinds_of"]
 
 SUMMARY_SECTION = 5
 
@@ -24,7 +24,7 @@ class LineForm:
     """One kind of line: at most one of ``starts``, ``contains``, ``equals``, ``pattern``
     (none: the ``where`` mask alone decides), and ``where`` it may stand."""
 
-    kind: int
+    kind: int | str
     starts: str | None = None
     contains: str | None = None
     equals: str | None = None
@@ -64,9 +64,8 @@ def classify(
     takes is ``unknown``, or, when it matches ``informational`` (kind, pattern: known text
     that carries nothing the tables need, tried on those lines only), that kind.
     """
-    line = lines["line"]
     places = {
-        "any": np.ones(len(line), dtype=bool),
+        "any": np.ones(lines.height, dtype=bool),
         "start": lines["is_start"].to_numpy(),
         "setup": section == -1,
         "dealt": section >= 0,
@@ -74,12 +73,8 @@ def classify(
         "summary": section == SUMMARY_SECTION,
         **(masks or {}),
     }
-    conditions = []
-    for form in forms:
-        found = form.test(line)
-        place = places[form.where]
-        conditions.append(place if found is None else place & found)
-    kinds = np.select(conditions, [form.kind for form in forms], unknown).astype(np.int8)
+    line = lines["line"]
+    kinds = _first_forms(line, forms, places, unknown).astype(np.int8)
     if informational is not None:
         other = np.flatnonzero(kinds == unknown)
         if len(other):
@@ -89,6 +84,24 @@ def classify(
     return lines.with_columns(
         section=pl.Series(section, dtype=pl.Int8), kind=pl.Series(kinds, dtype=pl.Int8)
     )
+
+
+def kinds_of(lines: pl.DataFrame, forms: tuple[LineForm, ...], unknown: str) -> pl.Series:
+    """The first of ``forms`` (named kinds, found anywhere in a hand) each line has."""
+    places = {"any": np.ones(lines.height, dtype=bool), "start": lines["is_start"].to_numpy()}
+    kinds = _first_forms(lines["line"], forms, places, unknown)
+    return pl.Series("kind", kinds, dtype=pl.String)
+
+
+def _first_forms(
+    line: pl.Series, forms: tuple[LineForm, ...], places: dict[str, np.ndarray], unknown: object
+) -> np.ndarray:
+    conditions = []
+    for form in forms:
+        found = form.test(line)
+        place = places[form.where]
+        conditions.append(place if found is None else place & found)
+    return np.select(conditions, [form.kind for form in forms], unknown)
 
 
 def kind_fields(
