@@ -29,6 +29,7 @@ import polars as pl
 from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
 from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
+from parsers.engine.stakes import blinds_and_bets
 from parsers.partypoker import (
     BlockParts,
     amount_value,
@@ -229,12 +230,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         .join(first_per_hand(lines, "button", BUTTON), on="hand", how="left")
         .join(boards, on="hand", how="left")
         .with_columns(
-            small_bet=pl.when(is_fixed).then(first_stake),
-            big_bet=pl.when(is_fixed).then(second_stake),
-            small_blind=pl.when(is_fixed).then(pl.col("posted_sb")).otherwise(first_stake),
-            big_blind=pl.when(is_fixed)
-            .then(pl.coalesce("posted_bb", first_stake))
-            .otherwise(second_stake),
+            **blinds_and_bets(is_fixed, first_stake, second_stake),
             ante=pl.col("posted_ante"),
             max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
             button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),

@@ -35,6 +35,7 @@ import polars as pl
 from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
 from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
+from parsers.engine.stakes import blinds_and_bets
 from parsers.partypoker import (
     BlockParts,
     amount_value,
@@ -311,12 +312,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         .join(totals, on="hand", how="left")
         .join(boards, on="hand", how="left")
         .with_columns(
-            small_bet=pl.when(is_fixed).then(first_stake),
-            big_bet=pl.when(is_fixed).then(second_stake),
-            small_blind=pl.when(is_fixed).then(pl.col("posted_sb")).otherwise(first_stake),
-            big_blind=pl.when(is_fixed)
-            .then(pl.coalesce("posted_bb", first_stake))
-            .otherwise(second_stake),
+            **blinds_and_bets(is_fixed, first_stake, second_stake),
             ante=pl.coalesce(amount_value(pl.col("ante_text"), scale), pl.col("posted_ante")),
             max_seats=pl.when(
                 pl.concat_str(

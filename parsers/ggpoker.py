@@ -59,6 +59,7 @@ from parsers.engine.line_kinds import (
     first_lines,
     utc_time,
 )
+from parsers.engine.stakes import blinds_and_bets
 from pipeline.profiles import SiteProfile
 
 __all__ = ["GGPokerParser"]
@@ -307,10 +308,7 @@ class GGPokerFormat(TextFormat):
         )
         taken = [pl.col(f"{part}_value") for part in ("rake", "jackpot", "bingo")]
         return hands.with_columns(
-            small_bet=pl.when(fixed).then(first),
-            big_bet=pl.when(fixed).then(second),
-            small_blind=pl.when(fixed).then(pl.col("posted_sb")).otherwise(first),
-            big_blind=pl.when(fixed).then(pl.coalesce("posted_bb", first)).otherwise(second),
+            **blinds_and_bets(fixed, first, second),
             ante=pl.coalesce(money(pl.col("ante"), scale), pl.col("posted_ante")),
             total_pot=pl.col("total_value"),
             # Rake, jackpot and bingo all leave the pot (see the module docstring).

@@ -36,6 +36,7 @@ from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import street_amounts
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill
+from parsers.engine.stakes import blinds_and_bets
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "KingsClubParser"]
@@ -303,12 +304,7 @@ class _Block(Block):
             .join(posts, on="hand", how="left")
             .with_columns(
                 game=pl.lit("O8"),
-                small_bet=pl.when(is_fixed).then(first),
-                big_bet=pl.when(is_fixed).then(second_stake),
-                small_blind=pl.when(is_fixed).then(pl.col("posted_sb")).otherwise(first),
-                big_blind=pl.when(is_fixed)
-                .then(pl.coalesce("posted_bb", first))
-                .otherwise(second_stake),
+                **blinds_and_bets(is_fixed, first, second_stake),
                 ante=pl.col("posted_ante"),
                 max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
                 button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),

@@ -54,6 +54,7 @@ from parsers.engine.line_kinds import (
     first_lines,
     utc_time,
 )
+from parsers.engine.stakes import blinds_and_bets
 from pipeline.profiles import SiteProfile
 
 __all__ = ["WinamaxParser"]
@@ -237,10 +238,7 @@ class WinamaxFormat(TextFormat):
             .then(pl.lit("missing or unreadable total pot / rake"))
         )
         return hands.with_columns(
-            small_bet=pl.when(fixed).then(first),
-            big_bet=pl.when(fixed).then(second),
-            small_blind=pl.when(fixed).then(pl.col("posted_sb")).otherwise(first),
-            big_blind=pl.when(fixed).then(pl.coalesce("posted_bb", first)).otherwise(second),
+            **blinds_and_bets(fixed, first, second),
             ante=pl.coalesce(money(pl.col("ante"), scale), pl.col("posted_ante")),
             board=pl.col("board").fill_null(EMPTY_CARDS),
             source_offset=pl.col("offset"),

@@ -51,6 +51,7 @@ from parsers.engine.line_kinds import (
     first_lines,
     utc_time,
 )
+from parsers.engine.stakes import blinds_and_bets
 from pipeline.profiles import SiteProfile
 
 __all__ = ["WpnParser"]
@@ -326,10 +327,7 @@ class WpnFormat(TextFormat):
             .then(pl.lit("missing or unreadable total pot / rake"))
         )
         return hands.with_columns(
-            small_bet=pl.when(fixed).then(first),
-            big_bet=pl.when(fixed).then(second),
-            small_blind=pl.when(fixed).then(pl.col("posted_sb")).otherwise(first),
-            big_blind=pl.when(fixed).then(pl.coalesce("posted_bb", first)).otherwise(second),
+            **blinds_and_bets(fixed, first, second),
             ante=pl.col("posted_ante"),
             # Rake and jackpot fee both leave the pot (see the module docstring).
             rake=pl.when(pl.col("jp_fee").is_not_null())

@@ -51,6 +51,7 @@ from parsers.engine.line_kinds import (
     first_lines,
     utc_time,
 )
+from parsers.engine.stakes import blinds_and_bets
 from pipeline.profiles import SiteProfile
 
 __all__ = ["WpnOldParser"]
@@ -307,10 +308,7 @@ class WpnOldFormat(TextFormat):
             .then(pl.lit("missing or unreadable pot / rake"))
         )
         return hands.with_columns(
-            small_bet=pl.when(fixed).then(first),
-            big_bet=pl.when(fixed).then(second),
-            small_blind=pl.when(fixed).then(pl.col("posted_sb")).otherwise(first),
-            big_blind=pl.when(fixed).then(pl.coalesce("posted_bb", first)).otherwise(second),
+            **blinds_and_bets(fixed, first, second),
             ante=pl.col("posted_ante"),
             button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
             max_seats=pl.lit(None, dtype=pl.Int16),

@@ -2,7 +2,10 @@
 
 - `lines`: a block's lines as a frame (hand numbers, offsets), values carried from marker lines
   (streets, runs), local times to UTC.
+- `line_forms`: a site's line kinds as a table of forms; the classification and decoding of lines.
+- `line_kinds`: `TextFormat`, the line-form engine with street scopes and runs.
 - `betting`: street totals from printed increments or to-amounts, all-in kinds by their effect.
+- `stakes`: blinds and bets from a header's two stakes, as most sites print them.
 - `checks`: the per-hand checks every site shares (seats, actors, amounts, cards).
 - `assembly`: `HandTables`, what a site decoded, and `finish`: quarantine, notes, rejects and
   the canonical tables.

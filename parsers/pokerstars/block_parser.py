@@ -17,6 +17,7 @@ from parsers.engine.betting import street_amounts
 from parsers.engine.checks import actor_problems, card_problems, seat_problems
 from parsers.engine.line_forms import classify
 from parsers.engine.lines import fill_from_rows
+from parsers.engine.stakes import blinds_and_bets
 from parsers.notes import note_rows, triage_unknown_lines, with_other_games
 from parsers.pokerstars.forms import (
     ACTION,
@@ -117,20 +118,11 @@ def read_headers(first: pl.DataFrame) -> pl.DataFrame:
 
 
 def stake_columns() -> dict[str, pl.Expr]:
-    """Blinds and bets from the header's stakes (``first``, ``second``) and the posted blinds.
-
-    A fixed-limit header prints the bets; its blinds are what was posted.
-    """
-    is_fixed = pl.col("limit_type") == "FL"
+    """Blinds, bets and ante from the header's stakes (``first``, ``second``) and the posts."""
     first_stake = money(pl.col("first"), pl.col("money_scale"))
     second_stake = money(pl.col("second"), pl.col("money_scale"))
     return {
-        "small_bet": pl.when(is_fixed).then(first_stake),
-        "big_bet": pl.when(is_fixed).then(second_stake),
-        "small_blind": pl.when(is_fixed).then(pl.col("posted_sb")).otherwise(first_stake),
-        "big_blind": pl.when(is_fixed)
-        .then(pl.coalesce("posted_bb", first_stake))
-        .otherwise(second_stake),
+        **blinds_and_bets(pl.col("limit_type") == "FL", first_stake, second_stake),
         "ante": pl.col("posted_ante"),
     }
 
