@@ -285,7 +285,6 @@ class _Block(Block):
                 ).fill_null(pl.lit([], dtype=pl.List(pl.UInt8))),
                 total_pot=money(pl.col("total"), scale),
                 rake=money(pl.col("rake"), scale),
-                source_file=pl.lit(self.source_file),
                 source_offset=pl.col("offset"),
             )
         )

@@ -308,7 +308,6 @@ class _Block(Block):
                 rake=pl.lit(None, dtype=pl.Int64),
                 time_zone=pl.lit(None, dtype=pl.String),
                 game=pl.lit("O8"),
-                source_file=pl.lit(self.source_file),
                 source_offset=pl.col("offset"),
             )
         )

@@ -252,7 +252,6 @@ class _Block(Block):
                 total_pot=pl.lit(None, dtype=pl.Int64),
                 rake=pl.lit(None, dtype=pl.Int64),
                 time_zone=pl.lit(None, dtype=pl.String),
-                source_file=pl.lit(self.source_file),
                 source_offset=pl.col("offset"),
             )
         )

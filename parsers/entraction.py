@@ -330,7 +330,6 @@ class _Block(Block):
                     pl.col("board_text").str.replace_all(" - ", " ", literal=True)
                 ).fill_null(pl.lit([], dtype=pl.List(pl.UInt8))),
                 total_pot=pl.lit(None, dtype=pl.Int64),
-                source_file=pl.lit(self.source_file),
                 source_offset=pl.col("offset"),
             )
             .drop("player", "seat")

@@ -317,7 +317,6 @@ class _Block(Block):
                 board2=cards_list(pl.col("board2_text")),
                 total_pot=pl.lit(None, dtype=pl.Int64),
                 rake=money(pl.col("rake_line").str.extract(RAKE, 1), scale),
-                source_file=pl.lit(self.source_file),
                 source_offset=pl.col("offset"),
             )
         )

@@ -322,7 +322,6 @@ class _Block(Block):
                 ),
                 total_pot=pl.lit(None, dtype=pl.Int64),
                 rake=money(pl.col("rake_line").str.strip_prefix("Rake taken: "), scale),
-                source_file=pl.lit(self.source_file),
                 source_offset=pl.col("offset"),
             )
         )

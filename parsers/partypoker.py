@@ -125,10 +125,6 @@ class BlockParts:
     preamble_ignorable: str | None = None  # lines before the first hand that are not text
 
 
-def _empty_reasons() -> pl.DataFrame:
-    return pl.DataFrame(schema={"hand": pl.Int32, "reason": pl.String})
-
-
 def _street_totals(actions: pl.DataFrame) -> pl.DataFrame:
     """to_amount and chips added from the site's increments or raise-to amounts; an ``all_in``
     of unknown kind becomes a bet, call or raise from what it does to the street's high bet."""

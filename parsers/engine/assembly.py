@@ -80,7 +80,7 @@ def finish(tables: HandTables) -> ParseResult:
         "hand", reason=pl.lit("unrecognised hand header")
     )
     hands = tables.hands.join(candidates, on="hand", how="semi")
-    if "source_file" not in hands.columns:
+    if "source_file" not in hands.columns:  # PHH batches files: its hands carry their own
         hands = hands.with_columns(source_file=pl.lit(tables.source_file))
     hands = complete_columns(hands, "hands")
     seats = tables.seats.join(candidates, on="hand", how="semi")

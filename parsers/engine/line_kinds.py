@@ -21,7 +21,6 @@ from parsers.engine.assembly import HandTables, attach_hole_cards, finish
 from parsers.engine.betting import street_amounts
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import fill_from_rows, line_frame
-from pipeline.schema import HANDS
 
 __all__ = [
     "CURRENCY_SYMBOLS",
@@ -87,12 +86,6 @@ def ensure_columns(frame: pl.DataFrame, schema: Mapping[str, DataTypeLike]) -> p
         if name not in frame.columns
     ]
     return frame.with_columns(missing) if missing else frame
-
-
-HAND_COLUMNS: dict[str, DataTypeLike] = {
-    name: pl.from_arrow(HANDS.empty_table()).schema[name]  # type: ignore[union-attr]
-    for name in HANDS.names
-}
 
 
 class TextFormat:
