@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 if TYPE_CHECKING:
+    from pipeline.facts import RefreshSummary
     from pipeline.ingest import IngestSummary
 
 __all__ = ["app", "main"]
@@ -718,8 +719,8 @@ def report(
         _fail(f"not a hilo dataset (no files manifest): {dataset}")
     from pipeline.stats import refresh_stored_facts
 
-    refresh_stored_facts(dataset, scheduler=scheduler, workers=workers)
-    _write_report(dataset, out, player or None, since, until, top, max_findings)
+    facts = refresh_stored_facts(dataset, scheduler=scheduler, workers=workers)
+    _write_report(dataset, out, player or None, since, until, top, max_findings, facts)
 
 
 def report_stage(context: RunContext) -> None:
@@ -739,6 +740,7 @@ def _write_report(
     until: str | None,
     top: int,
     max_findings: int,
+    facts: RefreshSummary | None = None,
 ) -> None:
     import datetime as dt
 
@@ -752,7 +754,7 @@ def _write_report(
                 _fail(f"{name} {value!r} is not a date (YYYY-MM-DD)")
     try:
         summary = write_report(
-            dataset, out, players, since, until, top=top, max_findings=max_findings
+            dataset, out, players, since, until, top=top, max_findings=max_findings, facts=facts
         )
     except OSError as error:
         _fail(f"cannot write the report to {out}: {error.strerror or error}")

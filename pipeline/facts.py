@@ -5,6 +5,7 @@
     DATASET/stats/
       .hilo.lock                                           one refresh at a time
       facts.parquet                                        the facts manifest (the commit point)
+      plan.json                                            the inputs the manifest is complete for
       fct_hand_players/site=S/month=M/part-<id>-<fp>.parquet
                                                 the facts of hands/site=S/month=M/part-<id>
 
@@ -28,7 +29,10 @@ deletes what no manifest row names (under ``stats/.hilo.lock``). The refresh is 
 at the start of ``hilo stats``, ``query``, ``report`` and ``run``'s stats stage (never inside
 ``hilo ingest``), and computes only the hands parts whose fingerprint changed — after an ingest,
 the new parts; after ``compact``, the merged ones; after a model change, the parts of the models
-that read it; after a new audit, every part of the sites it rewrote.
+that read it; after a new audit, every part of the sites it rewrote. When nothing changed since
+the last refresh (``plan.json`` holds a digest of the models, of every committed part and audit
+file by path, size and modification time, and of ``facts.parquet``), the refresh reads only the
+manifest.
 """
 
 from __future__ import annotations
@@ -45,7 +49,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 if TYPE_CHECKING:
@@ -66,6 +69,9 @@ __all__ = [
 FACTS_DIRECTORY = "stats"
 FACTS_MANIFEST = "facts.parquet"
 FACTS_VERSION = "hilo-facts-1"
+# The inputs and facts manifest of the last refresh that left nothing to compute: while they
+# stay the same, a refresh only reads the manifest (planning costs ~0.1 s per million hands).
+PLAN_CACHE = "plan.json"
 # A task's DuckDB memory (several tasks run at once; beyond it DuckDB spills to disk).
 TASK_MEMORY = os.environ.get("HILO_FACTS_MEMORY", "512MiB")
 # Fact parts are sorted by account, in row groups of this many rows, so that a query for a few
@@ -104,6 +110,7 @@ MANIFEST_SCHEMA = pa.schema(
         ("first_day", pa.date32()),  # of the dated hands (null: none dated)
         ("last_day", pa.date32()),
         ("stakes", pa.list_(STAKES_TYPE)),  # the distinct stakes of its hands
+        ("accounts", pa.binary()),  # which accounts it may hold (pipeline.account_filter)
     ]
 )
 
@@ -140,6 +147,7 @@ class FactPart:
     first_day: dt.date | None
     last_day: dt.date | None
     stakes: tuple[Stakes, ...] = ()
+    accounts: bytes | None = None  # a filter of its accounts; None: no account column, or unknown
 
 
 @dataclass
@@ -415,7 +423,7 @@ def _compute(
         )
         rows_written = connection.sql("select * from read_parquet(?)", params=[str(temporary)])
     fsync_file(temporary)
-    rows, first, last, stakes = _summary(rows_written, columns)
+    rows, first, last, stakes, accounts = _summary(rows_written, columns)
     part = FactPart(
         model=task.model,
         hand_part=task.hand_part,
@@ -426,6 +434,7 @@ def _compute(
         first_day=first,
         last_day=last,
         stakes=stakes,
+        accounts=accounts,
     )
     return part, temporary.relative_to(base).as_posix()
 
@@ -444,6 +453,8 @@ def _write_in_arrow(
     connection: duckdb.DuckDBPyConnection, query: str, order: list[str], path: Path
 ) -> pa.Table:
     """The rows of ``query`` sorted by ``order`` (nulls last) into a Parquet file at ``path``."""
+    import pyarrow.compute as pc
+
     table = connection.sql(query).to_arrow_table()
     if order:
         keys = [(column, "ascending") for column in order]  # nulls at the end: the default
@@ -456,15 +467,22 @@ def _write_in_arrow(
 
 def _summary(
     relation: duckdb.DuckDBPyRelation, columns: set[str]
-) -> tuple[int, dt.date | None, dt.date | None, tuple[Stakes, ...]]:
-    """A fact part's manifest columns: its rows, first and last day and distinct stakes."""
+) -> tuple[int, dt.date | None, dt.date | None, tuple[Stakes, ...], bytes | None]:
+    """A fact part's manifest columns: its rows, first and last day, distinct stakes and the
+    filter of its accounts."""
+    from pipeline.account_filter import account_filter
+
+    accounts = None
+    if "account" in columns:
+        names = relation.filter("account is not null").select("account").distinct().fetchall()
+        accounts = account_filter(name for (name,) in names)
     if not {"started_on", *STAKE_COLUMNS} <= columns:
-        return int(relation.aggregate("count(*)").fetchall()[0][0]), None, None, ()
+        return int(relation.aggregate("count(*)").fetchall()[0][0]), None, None, (), accounts
     count, first, last = relation.aggregate(
         "count(*), min(started_on), max(started_on)"
     ).fetchall()[0]
     stakes = relation.select(", ".join(STAKE_COLUMNS)).distinct().order("all").fetchall()
-    return int(count), first, last, tuple(stakes)
+    return int(count), first, last, tuple(stakes), accounts
 
 
 # -- the manifest ----------------------------------------------------------------------------------
@@ -476,26 +494,17 @@ def read_fact_manifest(root: Path) -> list[FactPart]:
     if not path.is_file():
         return []
     table = pq.read_table(path)
-    parts = []
-    for row in table.to_pylist():
-        stakes = tuple(
-            (item["limit_type"], item["money_scale"], item["small"], item["big"])
-            for item in row["stakes"] or ()
-        )
-        parts.append(
-            FactPart(
-                model=row["model"],
-                hand_part=row["hand_part"],
-                fingerprint=row["fingerprint"],
-                path=row["path"],
-                rows=row["rows"],
-                site=row["site"],
-                first_day=row["first_day"],
-                last_day=row["last_day"],
-                stakes=stakes,
-            )
-        )
-    return parts
+    columns = {name: table.column(name).to_pylist() for name in table.column_names}
+    columns["stakes"] = [
+        tuple((item["limit_type"], item["money_scale"], item["small"], item["big"]) for item in row)
+        if row
+        else ()
+        for row in columns["stakes"]
+    ]
+    if "accounts" not in columns:  # written before the filters were kept: read every part
+        columns["accounts"] = [None] * table.num_rows
+    names = [field.name for field in dataclasses.fields(FactPart)]
+    return [FactPart(*values) for values in zip(*(columns[name] for name in names), strict=True)]
 
 
 def _commit(root: Path, parts: Iterable[FactPart]) -> None:
@@ -518,6 +527,7 @@ def _commit(root: Path, parts: Iterable[FactPart]) -> None:
                     {"limit_type": a, "money_scale": b, "small": c, "big": d}
                     for a, b, c, d in part.stakes
                 ],
+                "accounts": part.accounts,
             }
             for part in ordered
         ],
@@ -582,11 +592,20 @@ def refresh_facts(
     summary = RefreshSummary()
     with dataset_lock(folder):
         absolute = _manifest_parts(base)
+        prefix = len(str(base.resolve())) + 1  # the paths are the resolved folder's, then "/"
         parts = {
-            table: [Path(path).relative_to(base.resolve()).as_posix() for path in paths]
+            table: [path[prefix:] for path in paths]
             for table, paths in absolute.items()
             if table != "files"
         }
+        inputs_key = _inputs_key(base, parts)
+        cached = _cached_parts(base, inputs_key)
+        if cached is not None:
+            for part in cached:
+                summary.parts.setdefault(part.model, []).append(part)
+            summary.kept = len(cached)
+            summary.seconds = time.perf_counter() - started
+            return summary
         audit = {view: audit_files(base, name) for view, name in AUDIT_TABLES.items()}
         tasks = plan_facts(base, parts, audit)
         committed = {
@@ -603,11 +622,12 @@ def refresh_facts(
                 todo.append(dataclasses.replace(task, hands=hands))
             else:
                 current[(task.model, task.hand_part)] = kept
+        backfilled = _backfill_account_filters(base, current)
         summary.kept = len(current)
         listed = {part.path for part in committed.values()}
         summary.removed += _remove_unlisted(base, listed)
         if todo:
-            stale = len(committed) != len(current)
+            stale = len(committed) != len(current) or backfilled
             inline = executor is None and scheduler is None and workers is None and (
                 sum({task.hand_part: task.hands for task in todo}.values()) < INLINE_HANDS
                 or default_workers() == 1
@@ -643,14 +663,98 @@ def refresh_facts(
                     _commit(base, current.values())
                 if own is not None:
                     own.shutdown(wait=True, cancel_futures=True)
-        elif len(committed) != len(current):
+        elif len(committed) != len(current) or backfilled:
             _commit(base, current.values())
         if summary.computed or len(committed) != len(current):
             summary.removed += _remove_unlisted(base, {part.path for part in current.values()})
+        _remember_plan(base, inputs_key)
     for part in sorted(current.values(), key=lambda part: part.hand_part):
         summary.parts.setdefault(part.model, []).append(part)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _backfill_account_filters(root: Path, current: dict[tuple[str, str], FactPart]) -> bool:
+    """Give the kept parts of account facts committed before the manifest kept account filters
+    their filter, read from their own file (far cheaper than computing them again); return
+    whether any was added."""
+    from pipeline.account_filter import account_filter
+    from pipeline.stats import ACCOUNT_FACTS
+
+    added = False
+    for key, part in current.items():
+        if part.accounts is None and part.model in ACCOUNT_FACTS:
+            column = pq.read_table(root / part.path, columns=["account"]).column("account")
+            names = column.unique().drop_null().to_pylist()
+            current[key] = dataclasses.replace(part, accounts=account_filter(names))
+            added = True
+    return added
+
+
+def _inputs_key(root: Path, parts: Mapping[str, list[str]]) -> str:
+    """A digest of everything a plan depends on but the facts manifest: the models' SQL, the
+    committed parts and the audit's files, each file by path, size and modification time."""
+    from pipeline.stats import AUDIT_TABLES, model_files
+
+    digest = hashlib.sha256(FACTS_VERSION.encode())
+    for stem, text in model_files():
+        digest.update(f"{stem}\n{text}\n".encode())
+    audit = [
+        path.relative_to(root).as_posix()
+        for folder in sorted(AUDIT_TABLES.values())
+        for path in sorted((root / "audit" / folder).glob("site=*/part-*.parquet"))
+    ]
+    for table in sorted(parts):
+        for relative in parts[table]:
+            digest.update(_file_key(root, relative).encode() + b"\n")
+    for relative in audit:
+        digest.update(_file_key(root, relative).encode() + b"\n")
+    return digest.hexdigest()
+
+
+def _manifest_key(root: Path) -> str | None:
+    path = root / FACTS_DIRECTORY / FACTS_MANIFEST
+    return _file_key(root, path.relative_to(root).as_posix()) if path.is_file() else None
+
+
+def _cached_parts(root: Path, inputs_key: str) -> list[FactPart] | None:
+    """The committed fact parts when the last refresh ended with these inputs and this facts
+    manifest (`PLAN_CACHE`), and every part it lists is there; None when a plan is needed."""
+    import json
+
+    try:
+        cached = json.loads((root / FACTS_DIRECTORY / PLAN_CACHE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(cached, dict) or cached.get("inputs") != inputs_key:
+        return None
+    if cached.get("manifest") != _manifest_key(root):
+        return None
+    from pipeline.stats import ACCOUNT_FACTS
+
+    parts = read_fact_manifest(root)
+    if not all(os.path.isfile(root / part.path) for part in parts):
+        return None
+    if any(part.accounts is None and part.model in ACCOUNT_FACTS for part in parts):
+        return None  # kept from before the account filters: the refresh adds them
+    return parts
+
+
+def _remember_plan(root: Path, inputs_key: str) -> None:
+    """Record that the facts manifest is the whole plan of these inputs (best effort: without
+    the record the next refresh plans again)."""
+    import json
+
+    from pipeline.dataset import new_temporary_path
+
+    folder = root / FACTS_DIRECTORY
+    record = {"inputs": inputs_key, "manifest": _manifest_key(root)}
+    try:
+        temporary = new_temporary_path(folder)
+        temporary.write_text(json.dumps(record), encoding="utf-8")
+        os.replace(temporary, folder / PLAN_CACHE)
+    except OSError:
+        pass
 
 
 def _driver_memory() -> str:

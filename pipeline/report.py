@@ -47,7 +47,10 @@ import polars as pl
 from pipeline.identity import ANONYMOUS_SITES
 
 if TYPE_CHECKING:
+    import duckdb
     from matplotlib.figure import Figure
+
+    from pipeline.facts import RefreshSummary
 
 __all__ = [
     "DEFAULT_TOP",
@@ -340,12 +343,18 @@ def _scan(root: Path, table: str, columns: Sequence[str]) -> pl.LazyFrame:
 
 def _audit_table(root: Path, name: str, schema: dict[str, Any]) -> pl.DataFrame | None:
     """An audit output (``DATASET/audit/<name>``), or None when the dataset was not audited."""
+    scan = _audit_scan(root, name, schema)
+    return None if scan is None else scan.collect()
+
+
+def _audit_scan(root: Path, name: str, schema: dict[str, Any]) -> pl.LazyFrame | None:
+    """`_audit_table`, not read yet (filters given later are applied while reading)."""
     paths = sorted(str(path) for path in (root / "audit" / name).glob("site=*/part-*.parquet"))
     if not (root / "audit" / name).is_dir():
         return None
     if not paths:
-        return pl.DataFrame(schema=schema)
-    frame = pl.scan_parquet(paths, hive_partitioning=True).collect()
+        return pl.DataFrame(schema=schema).lazy()
+    frame = pl.scan_parquet(paths, hive_partitioning=True)
     return frame.select([pl.col(column).cast(kind) for column, kind in schema.items()])
 
 
@@ -445,6 +454,7 @@ def build_report(
     top: int = DEFAULT_TOP,
     max_findings: int = MAX_FINDINGS,
     max_points: int = MAX_CURVE_POINTS,
+    facts: RefreshSummary | None = None,
 ) -> ReportData:
     """Gather the report's numbers from the dataset at ``dataset``.
 
@@ -462,6 +472,8 @@ def build_report(
         Rows of the findings table (the counts and sums cover every finding).
     max_points:
         Points per winnings curve (the totals cover every hand).
+    facts:
+        The stored facts' refresh, when the caller did it (default: done here).
     """
     root = Path(dataset)
     if not (root / "files").is_dir():
@@ -469,24 +481,39 @@ def build_report(
     if max_points < 3:
         raise ValueError("max_points must be >= 3")
     first, last = _as_date(since, "since"), _as_date(until, "until")
+    from pipeline.stats import pruned_database, refresh_stored_facts
 
+    if facts is None:
+        facts = refresh_stored_facts(root)
+    # Anonymous tables (position labels for names) have no players to report on; their hands
+    # still count in the overview, site and stakes tables. Every count comes from the stored
+    # facts, read only where the dates (and the players' accounts) are (`pipeline.stats`).
+    requested = [str(name) for name in players] if players else []
+    database = pruned_database(
+        root, requested or None, since=first, until=last, facts=facts, refresh=False
+    )
+    try:
+        summary = _hand_summary(database, first, last)
+    except BaseException:
+        database.close()
+        raise
     hands = _selected_hands(root, first, last)
     manifest = _manifest_frame(root)
-    overview = _overview(hands, manifest, first, last)
+    overview = _overview(summary, manifest, first, last)
     sites = (
-        hands.group_by("site")
+        summary.group_by("site")
         .agg(
-            hands=pl.len(),
-            first=pl.col("started_at").min(),
-            last=pl.col("started_at").max(),
+            hands=pl.col("hands").sum(),
+            first=pl.col("first_started_at").min(),
+            last=pl.col("last_started_at").max(),
         )
         .sort("hands", "site", descending=[True, False])
     )
     stakes = (
-        hands.group_by(
+        summary.group_by(
             "limit_type", "currency", "money_scale", "stakes_small", "stakes_big", "is_tournament"
         )
-        .agg(hands=pl.len())
+        .agg(hands=pl.col("hands").sum())
         .sort(["currency", "limit_type", "stakes_big", "stakes_small"], nulls_last=True)
     )
     rejects = (
@@ -507,34 +534,29 @@ def build_report(
 
     audit = _audit_section(root, hands, max_findings)
 
-    # Anonymous tables (position labels for names) have no players to report on; their hands
-    # still count in the overview, site and stakes tables. A player's rows come from the
-    # stored facts, read only where the player's accounts are (`pipeline.stats`).
-    from pipeline.stats import pruned_database
-
-    requested = [str(name) for name in players] if players else []
-    facts = pruned_database(root, requested or None, since=first, until=last)
     try:
         if requested:
-            frame = hand_results(facts, requested, first, last)
+            frame = hand_results(database, requested, first, last)
             known = set(frame["player"].to_list())
             chosen = [name for name in dict.fromkeys(requested) if name in known]
             missing = [name for name in dict.fromkeys(requested) if name not in known]
         else:
-            chosen = _most_hands(facts, max(0, top), first, last)
+            chosen = _most_hands(database, max(0, top), first, last)
             missing = []
             if chosen:  # read again, only where their accounts are
-                facts.close()
-                facts = pruned_database(root, chosen, since=first, until=last)
-            frame = hand_results(facts, chosen, first, last)
+                database.close()
+                database = pruned_database(
+                    root, chosen, since=first, until=last, facts=facts, refresh=False
+                )
+            frame = hand_results(database, chosen, first, last)
         # A section is one name over every site it played on (docs/stats.md: aliases).
         accounts = {
             f"{site}:{name}": name
             for site, name in frame.select("site", "player").unique().iter_rows()
         }
-        stats_frame, stats_note = _player_stats(facts, root, chosen, first, last, accounts)
+        stats_frame, stats_note = _player_stats(database, root, chosen, first, last, accounts)
     finally:
-        facts.close()
+        database.close()
     sections = _player_sections(
         root, hands, frame, chosen, audit is not None, stats_frame, max_points
     )
@@ -557,20 +579,21 @@ def build_report(
     )
 
 
-def _note_shapes(root: Path, hands: pl.DataFrame, limit: int = 10) -> pl.DataFrame:
+def _note_shapes(root: Path, hands: pl.LazyFrame, limit: int = 10) -> pl.DataFrame:
     """The most frequent shapes of the selected hands' notes (digits and player names blanked),
     with the number of lines and one example each."""
-    from parsers.notes import line_shape
-
+    notes = _scan(root, "notes", ["site", "hand_id", "text"])
+    empty = pl.DataFrame(schema={"shape": pl.String, "lines": pl.Int64, "example": pl.String})
+    if notes.head(1).collect().height == 0:
+        return empty
     notes = (
-        _scan(root, "notes", ["site", "hand_id", "text"])
-        .join(hands.lazy().select(HAND_KEY), on=HAND_KEY, how="semi")
+        notes.join(_keys_in(hands, notes.select(HAND_KEY)), on=HAND_KEY, how="semi")
         .head(MAX_SHAPED_NOTES)
         .collect()
     )
-    empty = pl.DataFrame(schema={"shape": pl.String, "lines": pl.Int64, "example": pl.String})
     if notes.height == 0:
         return empty
+    from parsers.notes import line_shape  # the parsers' import is worth it only for notes
     players = (
         _scan(root, "seats", ["site", "hand_id", "player"])
         .join(notes.lazy().select(HAND_KEY).unique(), on=HAND_KEY, how="semi")
@@ -592,35 +615,48 @@ def _note_shapes(root: Path, hands: pl.DataFrame, limit: int = 10) -> pl.DataFra
     )
 
 
-def _selected_hands(root: Path, first: dt.date | None, last: dt.date | None) -> pl.DataFrame:
-    columns = [
-        "site",
-        "hand_id",
-        "tournament_id",
-        "table_name",
-        "limit_type",
-        "currency",
-        "money_scale",
-        "small_blind",
-        "big_blind",
-        "small_bet",
-        "big_bet",
-        "started_at",
-        "players_dealt",
-    ]
-    frame = _scan(root, "hands", columns)
-    day = pl.col("started_at").dt.date()
-    if first is not None:
-        frame = frame.filter(day >= first)
-    if last is not None:
-        frame = frame.filter(day <= last)
+def _hand_summary(
+    database: duckdb.DuckDBPyConnection, first: dt.date | None, last: dt.date | None
+) -> pl.DataFrame:
+    """The selected days' rows of ``fct_hand_summary``, with the stakes the report shows (a
+    fixed-limit game's bets, other games' blinds) and the tournament flag."""
+    query = """
+        select * from fct_hand_summary
+        where ($since is null or started_on >= cast($since as date))
+            and ($until is null or started_on <= cast($until as date))
+    """
+    table = database.sql(query, params={"since": first, "until": last}).to_arrow_table()
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
     fixed = (pl.col("limit_type") == "FL") & pl.col("small_bet").is_not_null()
     return frame.with_columns(
         pl.col("money_scale").fill_null(1),
         stakes_small=pl.when(fixed).then("small_bet").otherwise("small_blind"),
         stakes_big=pl.when(fixed).then(pl.col("big_bet")).otherwise(pl.col("big_blind")),
         is_tournament=pl.col("tournament_id").is_not_null(),
-    ).collect()
+    )
+
+
+def _selected_hands(root: Path, first: dt.date | None, last: dt.date | None) -> pl.LazyFrame:
+    """The hands of the selected days, not read yet: the report reads only those its findings,
+    notes and pots name (`_keys_in`), never the whole table."""
+    columns = ["site", "hand_id", "currency", "money_scale", "table_name", "started_at"]
+    frame = _scan(root, "hands", columns)
+    day = pl.col("started_at").dt.date()
+    if first is not None:
+        frame = frame.filter(day >= first)
+    if last is not None:
+        frame = frame.filter(day <= last)
+    return frame.with_columns(pl.col("money_scale").fill_null(1))
+
+
+def _keys_in(hands: pl.LazyFrame, keys: pl.LazyFrame) -> pl.LazyFrame:
+    """The rows of ``hands`` whose key is in ``keys`` (a few): read by hand id first, so that
+    the scan keeps only those rows."""
+    wanted = keys.select(HAND_KEY).unique().collect()
+    return hands.filter(pl.col("hand_id").is_in(wanted["hand_id"].implode())).join(
+        wanted.lazy(), on=HAND_KEY, how="semi"
+    )
 
 
 def _manifest_frame(root: Path) -> pl.DataFrame:
@@ -632,16 +668,18 @@ def _manifest_frame(root: Path) -> pl.DataFrame:
 
 
 def _overview(
-    hands: pl.DataFrame, manifest: pl.DataFrame, first: dt.date | None, last: dt.date | None
+    summary: pl.DataFrame, manifest: pl.DataFrame, first: dt.date | None, last: dt.date | None
 ) -> dict[str, Any]:
-    started = hands["started_at"].drop_nulls()
+    """The overview's numbers from the selected rows of ``fct_hand_summary``."""
+    started = summary["first_started_at"].drop_nulls()
+    ended = summary["last_started_at"].drop_nulls()
     return {
-        "hands": hands.height,
-        "sites": hands["site"].n_unique(),
-        "tables": hands.select("site", "table_name").n_unique(),
-        "tournaments": hands["tournament_id"].drop_nulls().n_unique(),
+        "hands": int(summary["hands"].sum()),
+        "sites": summary["site"].n_unique(),
+        "tables": summary.select("site", "table_name").n_unique(),
+        "tournaments": summary["tournament_id"].drop_nulls().n_unique(),
         "first": started.min() if len(started) else None,
-        "last": started.max() if len(started) else None,
+        "last": ended.max() if len(ended) else None,
         "files": manifest.height,
         "parsed": int(manifest["hands"].sum() or 0),
         "skipped": int(manifest["skipped"].sum() or 0),
@@ -654,7 +692,7 @@ def _overview(
 # -- audit ----------------------------------------------------------------------------------------
 
 
-def _audit_section(root: Path, hands: pl.DataFrame, max_findings: int) -> dict[str, Any] | None:
+def _audit_section(root: Path, hands: pl.LazyFrame, max_findings: int) -> dict[str, Any] | None:
     from pipeline.audit_outputs import DISCREPANCY_SCHEMA, FINDING_KINDS
 
     found = _audit_table(root, "discrepancies", DISCREPANCY_SCHEMA)
@@ -662,9 +700,7 @@ def _audit_section(root: Path, hands: pl.DataFrame, max_findings: int) -> dict[s
         return None
     order = {kind: index for index, kind in enumerate(FINDING_KINDS)}
     findings = found.join(
-        hands.select(*HAND_KEY, "currency", "money_scale", "table_name", "started_at"),
-        on=HAND_KEY,
-        how="inner",
+        _keys_in(hands, found.lazy()).collect(), on=HAND_KEY, how="inner"
     ).with_columns(
         difference=pl.when(pl.col("kind").is_in(MONEY_KINDS)).then(
             (pl.col("expected") - pl.col("recorded")).abs()
@@ -1013,7 +1049,7 @@ def _most_hands(facts: Any, top: int, first: dt.date | None, last: dt.date | Non
 
 def _player_sections(
     root: Path,
-    hands: pl.DataFrame,
+    hands: pl.LazyFrame,
     frame: pl.DataFrame,
     chosen: list[str],
     audited: bool,
@@ -1213,17 +1249,17 @@ def _fallback_stats(rows: pl.DataFrame) -> dict[str, Any]:
     }
 
 
-def _hilo_outcomes(root: Path, hands: pl.DataFrame, players: list[str]) -> pl.DataFrame:
+def _hilo_outcomes(root: Path, hands: pl.LazyFrame, players: list[str]) -> pl.DataFrame:
     """Each main pot (first board) the audit paid one of ``players``, with its hi/lo outcome."""
     from pipeline.audit_outputs import PAYOUT_SCHEMA
 
-    payouts = _audit_table(root, "payouts", PAYOUT_SCHEMA)
+    payouts = _audit_scan(root, "payouts", PAYOUT_SCHEMA)
     assert payouts is not None
-    main = payouts.filter((pl.col("pot_index") == 0) & (pl.col("board_index") == 0)).join(
-        hands.select(HAND_KEY), on=HAND_KEY, how="semi"
-    )
-    pot_keys = main.filter(pl.col("player").is_in(players)).select(HAND_KEY).unique()
-    main = main.join(pot_keys, on=HAND_KEY, how="semi")
+    main_pots = payouts.filter((pl.col("pot_index") == 0) & (pl.col("board_index") == 0))
+    paid = main_pots.filter(pl.col("player").is_in(players))
+    selected = _keys_in(hands, paid).select(*HAND_KEY, "currency").collect()
+    main = main_pots.filter(pl.col("hand_id").is_in(selected["hand_id"].implode()))
+    main = main.collect().join(selected.select(HAND_KEY), on=HAND_KEY, how="semi")
     pots = main.group_by(HAND_KEY).agg(
         collectors=pl.col("player").n_unique(),
         has_low=(pl.col("half") == "low").any(),
@@ -1240,7 +1276,7 @@ def _hilo_outcomes(root: Path, hands: pl.DataFrame, players: list[str]) -> pl.Da
             amount=pl.col("amount").sum(),
         )
         .join(pots, on=HAND_KEY)
-        .join(hands.select(*HAND_KEY, "currency"), on=HAND_KEY)
+        .join(selected, on=HAND_KEY)
     )
     one_half_only = pl.col("has_low") & (pl.col("got_high") != pl.col("got_low"))
     sharing = pl.when(pl.col("got_high")).then("high_winners").otherwise("low_winners")
@@ -2253,11 +2289,20 @@ def write_report(
     top: int = DEFAULT_TOP,
     max_findings: int = MAX_FINDINGS,
     max_points: int = MAX_CURVE_POINTS,
+    facts: RefreshSummary | None = None,
 ) -> ReportSummary:
-    """Build the report of ``dataset`` and write it to ``out`` (temporary file, then rename)."""
+    """Build the report of ``dataset`` and write it to ``out`` (temporary file, then rename);
+    ``facts`` as `build_report`."""
     started = time.perf_counter()
     data = build_report(
-        dataset, players, since, until, top=top, max_findings=max_findings, max_points=max_points
+        dataset,
+        players,
+        since,
+        until,
+        top=top,
+        max_findings=max_findings,
+        max_points=max_points,
+        facts=facts,
     )
     page = render_report(data).encode("utf-8")
     target = Path(out)

@@ -307,7 +307,7 @@ def _manifest_parts(dataset: Path) -> dict[str, list[str]]:
     """Committed part files per table, absolute paths, in name order."""
     import pyarrow.parquet as pq
 
-    from pipeline.dataset import live_manifest_paths
+    from pipeline.dataset import MANIFEST, live_manifest_paths
 
     parts: dict[str, list[str]] = {table: [] for table in SOURCE_TABLES}
     # One snapshot: the manifest parts are listed once, and only the parts those name are
@@ -318,11 +318,15 @@ def _manifest_parts(dataset: Path) -> dict[str, list[str]]:
     for path in manifest_paths:
         for listed in pq.read_table(path, columns=["parts"]).column("parts").to_pylist():
             referenced.update(listed or ())
+    # Parts are plain files under the dataset: resolving the folder once is enough (a
+    # resolve per part costs more than the rest of `hilo stats --player` on 5M hands).
+    base = str(dataset.resolve())
     for relative in sorted(referenced):
         table = relative.split("/", 1)[0]
-        if table in parts and (dataset / relative).is_file():
-            parts[table].append(str((dataset / relative).resolve()))
-    parts["files"] = sorted(str(path.resolve()) for path in manifest_paths)
+        absolute = f"{base}/{relative}"
+        if table in parts and os.path.isfile(absolute):
+            parts[table].append(absolute)
+    parts["files"] = sorted(f"{base}/{MANIFEST}/{path.name}" for path in manifest_paths)
     return parts
 
 
@@ -700,6 +704,8 @@ def pruned_database(
     *,
     scheduler: str | None = None,
     workers: int | None = None,
+    facts: RefreshSummary | None = None,
+    refresh: bool = True,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory connection whose ``fct_`` views read only the fact parts the filters need.
 
@@ -708,18 +714,28 @@ def pruned_database(
     ``players``, ``fct_hand_players`` keeps only the rows of the accounts they can mean, a
     filter DuckDB checks against each row group of the (account-sorted) parts. The
     ``rpt_player_stats`` macro still applies every filter exactly: this only skips reading.
-    When the facts cannot be stored, everything is computed in memory (`open_database`).
+    The connection holds the ``fct_`` views and the ``rpt_`` macros (with the models they read),
+    nothing else. ``facts`` is a refresh done already (without it and with ``refresh``, one is
+    done here); when the facts cannot be stored (no ``facts`` after that), everything is
+    computed in memory (`open_database`).
     """
-    facts = refresh_stored_facts(root, scheduler=scheduler, workers=workers)
+    from pipeline.account_filter import may_hold
+
+    if facts is None and refresh:
+        facts = refresh_stored_facts(root, scheduler=scheduler, workers=workers)
     if facts is None:
         return open_database(root, persistent=False, stored_facts=False)
     if facts.computed or facts.removed or not (root / DATABASE_NAME).exists():
         _update_database_views(root, facts)
     small, big = (Decimal(value) if value is not None else None for value in stakes)
+    accounts = _accounts_meant(players, aliases)
 
     def keep(part: FactPart) -> bool:
         if site is not None and part.site != site:
             return False
+        if accounts is not None and part.model in ACCOUNT_FACTS:
+            if not may_hold(part.accounts, accounts):
+                return False
         if since is not None and (part.last_day is None or part.last_day < since):
             return False
         if until is not None and (part.first_day is None or part.first_day > until):
@@ -735,22 +751,48 @@ def pruned_database(
 
     everything = fact_paths(root, facts)
     chosen = fact_paths(root, facts, keep)
+    models = model_files()
+    facts_only = all(everything.get(stem) for stem, _ in models if stem.startswith(MATERIALISED))
     connection = connect(":memory:")
     try:
         connection.execute("begin transaction")
-        sources = register_sources(connection, root)
-        load_models(connection, sources, facts=everything)
+        if not facts_only:  # a dataset without hands: empty views over the source views
+            load_models(connection, register_sources(connection, root), facts=everything)
         for model, paths in chosen.items():
-            accounts = _accounts_meant(players, aliases) if model in ACCOUNT_FACTS else None
             if paths:
-                fact_view(connection, model, paths, accounts)
+                fact_view(connection, model, paths, accounts if model in ACCOUNT_FACTS else None)
             elif everything.get(model):  # nothing selected: no rows, the model's columns
                 fact_view(connection, model, everything[model][:1], [])
+        if facts_only:
+            _load_reports(connection, root, models)
         connection.execute("commit")
     except BaseException:
         connection.close()
         raise
     return connection
+
+
+def _load_reports(
+    connection: duckdb.DuckDBPyConnection, root: Path, models: list[tuple[str, str]]
+) -> None:
+    """The ``rpt_`` macros and the models they read, over the ``fct_`` views; the dataset's
+    views only if one of them reads the dataset (today none does)."""
+    from pipeline.facts import model_dependencies
+
+    texts = dict(models)
+    materialised = [stem for stem in texts if stem.startswith(MATERIALISED)]
+    needed: set[str] = set()
+    read: set[str] = set()
+    for stem in texts:
+        if stem.startswith("rpt_"):
+            names, sources = model_dependencies(stem, texts, materialised)
+            needed.update(name for name in names if not name.startswith(MATERIALISED))
+            read.update(sources)
+    if read & {*SOURCE_TABLES, *AUDIT_TABLES}:
+        register_sources(connection, root)
+    for stem, text in models:
+        if stem in needed:
+            connection.execute(_model_statement(stem, text))
 
 
 def _accounts_meant(players: list[str] | None, aliases: Aliases | None) -> list[str] | None:

@@ -27,8 +27,11 @@ from pipeline.ingest import ingest
 from pipeline.stats import DATABASE_NAME, compute_stats, open_database
 
 REPO = Path(__file__).resolve().parent.parent
-FACT_MODELS = ("fct_hand_players", "fct_player_counts", "fct_player_totals")  # a part each
+FACT_MODELS = (
+    "fct_hand_players", "fct_hand_summary", "fct_player_counts", "fct_player_totals"
+)  # a part each
 BATCH_BYTES = 200_000  # many small ingest parts
+SUMMARY = "fct_hand_summary"  # the one fact model that does not read the audit
 
 
 FACT_KEYS = {
@@ -146,11 +149,49 @@ def test_facts_equal_one_pass_and_only_new_parts_are_computed(first: Path, archi
     # A new audit (the new hands get payouts): the parts that read the audit are recomputed.
     run_audit(first, rake_schedule="generated")
     audited = refresh_facts(first)
-    assert audited.computed == len(FACT_MODELS) * len(audited.parts["fct_hand_players"])
+    readers_of_the_audit = len(FACT_MODELS) - 1  # all but SUMMARY
+    assert audited.computed == readers_of_the_audit * len(audited.parts["fct_hand_players"])
     assert_frame_equal(stored_facts(first), reference_facts(first))
     # The replaced facts are gone; the manifest names exactly the files there are.
     listed = {part.path for part in read_fact_manifest(first)}
     assert listed == set(fact_files(first))
+
+
+def test_a_refresh_with_nothing_changed_only_reads_the_manifest(
+    first: Path, archive: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = refresh_facts(first)
+    planned: list[int] = []
+    plan = facts_module.plan_facts
+
+    def counting_plan(*arguments: object) -> object:
+        planned.append(1)
+        return plan(*arguments)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(facts_module, "plan_facts", counting_plan)
+    again = refresh_facts(first)
+    assert not planned and again.computed == 0
+    assert again.parts == summary.parts
+
+    # A fact file gone: planned again, and that part computed again.
+    gone = summary.parts["fct_player_totals"][0]
+    (first / gone.path).unlink()
+    repaired = refresh_facts(first)
+    assert len(planned) == 1 and repaired.computed == 1
+    assert (first / gone.path).is_file()
+
+    # New hands, a new audit: each plans again once, then the record holds.
+    _ingest([archive / "more" / "pokerstars"], first)
+    assert refresh_facts(first).computed > 0 and len(planned) == 2
+    run_audit(first, rake_schedule="generated")
+    assert refresh_facts(first).computed > 0 and len(planned) == 3
+    assert refresh_facts(first).computed == 0 and len(planned) == 3
+    assert_frame_equal(stored_facts(first), reference_facts(first))
+
+    # A facts manifest that is not the one recorded (another writer, a restore): planned.
+    manifest = first / FACTS_DIRECTORY / "facts.parquet"
+    os.utime(manifest, ns=(manifest.stat().st_atime_ns, manifest.stat().st_mtime_ns + 1))
+    assert refresh_facts(first).computed == 0 and len(planned) == 4
 
 
 def test_parts_too_large_for_arrow_are_written_by_duckdb_with_the_same_facts(
@@ -188,7 +229,8 @@ def test_a_model_change_recomputes_what_reads_it(
 
     monkeypatch.setattr(stats, "model_files", with_changed_staging)
     changed = refresh_facts(first)
-    assert changed.computed == summary.computed  # fct_hand_players reads stg_actions
+    # fct_hand_players (and the counts and totals over it) read stg_actions; the summary does not
+    assert changed.computed == summary.computed - len(summary.parts[SUMMARY])
 
     def with_changed_counts() -> list[tuple[str, str]]:
         return [
@@ -242,6 +284,33 @@ def test_filters_read_only_the_parts_they_need(first: Path) -> None:
     assert_same_stats(first, players=some)
     assert_same_stats(first, players=[f"pokerstars:{some[0]}", "nobody"], by="position")
     assert compute_stats(first, players=["nobody"]).height == 0
+
+
+def test_a_player_query_reads_the_parts_that_hold_the_player(
+    first: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pipeline.stats as stats
+
+    summary = refresh_facts(first)
+    holding: dict[str, set[str]] = {}
+    for part in summary.parts["fct_hand_players"]:
+        table = pl.read_parquet(first / part.path, columns=["account"])
+        for account in table["account"].drop_nulls().unique().to_list():
+            holding.setdefault(account, set()).add(str((first / part.path).resolve()))
+    rarest = min(sorted(holding), key=lambda account: len(holding[account]))
+    total = len(summary.parts["fct_hand_players"])
+    assert len(holding[rarest]) <= total // 2  # else the test shows nothing
+    read: dict[str, list[str]] = {}
+    view = stats.fact_view
+
+    def spy(connection: object, stem: str, paths: list[str], accounts: object = None) -> None:
+        read[stem] = list(paths)
+        view(connection, stem, paths, accounts)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stats, "fact_view", spy)
+    assert_same_stats(first, players=[rarest])
+    assert set(read["fct_hand_players"]) >= holding[rarest]  # never a part that holds it left out
+    assert len(read["fct_hand_players"]) < total
 
 
 def test_database_holds_views_and_no_copy_of_the_facts(first: Path) -> None:
@@ -386,7 +455,9 @@ def test_each_part_reads_only_its_audit_files_even_after_compaction(first: Path)
             if table != "files"
         }
         audit = {view: audit_files(first, name) for view, name in AUDIT_TABLES.items()}
-        return plan_facts(first, parts, audit)
+        readers = [task for task in plan_facts(first, parts, audit) if task.model != SUMMARY]
+        assert readers
+        return readers  # the fact models that read the audit
 
     run_audit(first, rake_schedule="generated", unit_hands=300)  # several units
     every = {path for task in plan() for view, files in task.inputs if view == "audit_payouts"
