@@ -655,28 +655,27 @@ def _write_frame(
 def _text_table(frame: pl.DataFrame) -> str:
     """A plain aligned table: numbers right-aligned, fractions to 3 places, null as '-'."""
 
-    def cell(value: object) -> str:
-        if value is None:
-            return "-"
-        if isinstance(value, float):
-            return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
-        return shown(str(value))
+    def cells(name: str) -> list[str]:
+        values = frame[name].to_list()
+        if frame.schema[name].is_float():
+            return [
+                "-" if value is None else f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+                for value in values
+            ]
+        return ["-" if value is None else shown(str(value)) for value in values]
 
-    numeric = {name for name, kind in frame.schema.items() if kind.is_numeric()}
-    rows = [[cell(value) for value in row] for row in frame.iter_rows()]
-    header = frame.columns
-    widths = [
-        max([len(name)] + [len(row[index]) for row in rows]) for index, name in enumerate(header)
-    ]
-
-    def line(values: Sequence[str]) -> str:
-        return "  ".join(
-            value.rjust(width) if name in numeric else value.ljust(width)
-            for value, width, name in zip(values, widths, header, strict=True)
-        ).rstrip()
-
-    body = [line(header), line(["-" * width for width in widths])]
-    body.extend(line(row) for row in rows)
+    columns = []
+    for name in frame.columns:  # column by column: 45,000 players print in a fraction of a second
+        texts = cells(name)
+        width = max([len(name), *map(len, texts)])
+        numeric = frame.schema[name].is_numeric()
+        columns.append(
+            [
+                (text.rjust(width) if numeric else text.ljust(width))
+                for text in (name, "-" * width, *texts)
+            ]
+        )
+    body = ["  ".join(row).rstrip() for row in zip(*columns, strict=True)]
     body.append(f"({frame.height} rows)")
     return "\n".join(body) + "\n"
 

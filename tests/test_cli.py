@@ -191,3 +191,26 @@ def test_killed_ingest_many_times_reruns_to_the_uninterrupted_dataset(
 ) -> None:
     kills = ["after:0.3", "commits+1", "after:1.5", "commits+2", "after:2.5", "commits+4"]
     _crash_and_rerun(tmp_path, stars_files, 60_000, kills)
+
+
+def test_text_table_aligns_numbers_right_and_text_left() -> None:
+    import polars as pl
+
+    from pipeline.cli import _text_table
+
+    frame = pl.DataFrame(
+        {
+            "player": ["Al\x1b[2J", "Bo", None],
+            "hands": [12, 3, 400],
+            "vpip": [0.25, None, 12.345],
+        }
+    )
+    expected = (
+        "player     hands   vpip\n"
+        "---------  -----  -----\n"
+        "Al\\x1b[2J     12  0.250\n"
+        "Bo             3      -\n"
+        "-            400   12.3\n"
+        "(3 rows)\n"
+    )
+    assert _text_table(frame) == expected
