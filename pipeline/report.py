@@ -11,8 +11,8 @@ Safety: every user-controlled text (player, table and file names, hand text, fin
 goes through `html.escape` (the small builder below escapes by default: only `Safe` text is
 inserted as is). The page has no script at all, and a Content-Security-Policy that forbids
 scripts and every network fetch, so nothing from the data can run or call out even if a future
-edit forgot to escape. Charts are matplotlib SVG inlined in the page (no text from the data is
-drawn in them; mathtext is off).
+edit forgot to escape. Charts are SVG drawn by `pipeline.report_charts`, inlined in the page
+(their texts are hilo's own labels and numbers, escaped all the same).
 
 Size: a winnings curve keeps at most ``max_points`` points per player and currency, the findings
 table at most ``max_findings`` rows (a fair share per kind, with a note), so a report over
@@ -27,7 +27,6 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import html
-import io
 import math
 import os
 import re
@@ -48,7 +47,6 @@ from pipeline.identity import ANONYMOUS_SITES
 
 if TYPE_CHECKING:
     import duckdb
-    from matplotlib.figure import Figure
 
     from pipeline.facts import RefreshSummary
 
@@ -112,10 +110,6 @@ CURVE_LABELS = {
 CURVE_ORDER = ("all", "adjusted", "showdown", "non_showdown")
 HAND_KEY = ["site", "hand_id"]
 _CURRENCY_CODE = re.compile(r"^[A-Z]{3,6}$")
-_SVG_HEAD = re.compile(r"^.*?(<svg\b)", re.DOTALL)
-_SVG_SIZE = re.compile(r'\s(?:width|height)="[^"]*"')
-_SVG_PATH = re.compile(r'\sd="[^"]*"')
-_SVG_NUMBER = re.compile(r"-?\d+\.\d+")
 _RANKS = "23456789TJQKA"
 _SUITS = "cdhs"
 
@@ -1312,59 +1306,6 @@ def _hilo_table(outcomes: pl.DataFrame) -> pl.DataFrame:
 
 # -- charts ---------------------------------------------------------------------------------------
 
-_CHART_STYLE: Any = {  # typed loosely: matplotlib types the keys as literals
-    "svg.fonttype": "none",  # text stays text: smaller, selectable; the page's fonts draw it
-    "svg.hashsalt": "hilo-report",  # stable ids
-    "text.parse_math": False,  # never interpret "$" in a label as mathtext
-    "path.simplify": True,
-    "font.size": 9,
-    "font.family": "sans-serif",
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "axes.edgecolor": "#9aa3b2",
-    "axes.grid": True,
-    "grid.color": "#e6e9ef",
-    "grid.linewidth": 0.8,
-    "xtick.color": "#5d6677",
-    "ytick.color": "#5d6677",
-    "axes.labelcolor": "#374151",
-}
-
-
-def _svg(figure: Figure, label: str) -> Safe:
-    """The figure as inline SVG (no XML prolog, scalable), with an accessible label."""
-    import matplotlib
-
-    buffer = io.StringIO()
-    with matplotlib.rc_context(_CHART_STYLE):
-        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    text = _SVG_HEAD.sub(r"\1", buffer.getvalue(), count=1)
-    # Path coordinates to 0.1 pt: a curve of 2,000 points stays a few tens of kilobytes.
-    text = _SVG_PATH.sub(lambda match: _SVG_NUMBER.sub(_round_number, match.group(0)), text)
-    opening_end = text.index(">")
-    opening = _SVG_SIZE.sub("", text[:opening_end])
-    opening += f' role="img" aria-label="{html.escape(label, quote=True)}"'
-    return Safe(opening + text[opening_end:])
-
-
-def _round_number(match: re.Match[str]) -> str:
-    text = f"{float(match.group(0)):.1f}"
-    return "0" if text in ("0.0", "-0.0") else text.removesuffix(".0")
-
-
-def _figure(width: float, height: float, left: float, bottom: float = 0.5) -> Figure:
-    """A figure with fixed margins in inches (one draw: no tight bounding box pass)."""
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    with matplotlib.rc_context(_CHART_STYLE):
-        figure = Figure(figsize=(width, height), dpi=100)
-        figure.subplots_adjust(
-            left=left / width, right=1 - 0.15 / width, bottom=bottom / height, top=1 - 0.12 / height
-        )
-        return figure
-
-
 def _unit_label(currency: str) -> str:
     name = currency_name(currency)
     return name if _CURRENCY_CODE.match(currency or "") or name.endswith("chips") else "units"
@@ -1372,57 +1313,53 @@ def _unit_label(currency: str) -> str:
 
 def winnings_chart(curve: Curve, currency: str, scale: int) -> Safe:
     """Cumulative winnings over hands: all hands, showdown and non-showdown lines."""
-    import matplotlib
-    from matplotlib.ticker import FuncFormatter
+    from pipeline.report_charts import Line, line_chart
 
-    with matplotlib.rc_context(_CHART_STYLE):
-        figure = _figure(9.6, 3.6, left=0.85)
-        axes = figure.add_subplot()
-        for name in (key for key in CURVE_ORDER if key in curve.y):
-            (line,) = axes.plot(
-                curve.x,
-                curve.y[name] / float(scale or 1),
-                color=CURVE_COLOURS[name],
-                linewidth=1.8 if name in ("all", "adjusted") else 1.2,
-                linestyle="--" if name == "adjusted" else "-",
-                label=CURVE_LABELS[name],
-            )
-            line.set_gid(f"curve-{name}")
-        axes.axhline(0, color="#9aa3b2", linewidth=0.8)
-        axes.set_xlabel("hands")
-        axes.set_ylabel(f"won ({_unit_label(currency)})")
-        axes.set_xlim(0, max(1, curve.hands))
-        axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
-        axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.10g}"))
-        axes.legend(loc="upper left", frameon=False, ncols=len(curve.y))
-        return _svg(figure, "cumulative winnings over hands")
+    lines = [
+        Line(
+            gid=f"curve-{name}",
+            xs=curve.x.tolist(),
+            ys=(curve.y[name] / float(scale or 1)).tolist(),
+            colour=CURVE_COLOURS[name],
+            width=1.8 if name in ("all", "adjusted") else 1.2,
+            label=CURVE_LABELS[name],
+            dashed=name == "adjusted",
+        )
+        for name in CURVE_ORDER
+        if name in curve.y
+    ]
+    return Safe(
+        line_chart(
+            lines,
+            x_max=curve.hands,
+            x_label="hands",
+            y_label=f"won ({_unit_label(currency)})",
+            label="cumulative winnings over hands",
+            x_text=lambda value: f"{value:,.0f}",
+            y_text=lambda value: f"{value:,.10g}",
+        )
+    )
 
 
 def findings_chart(by_kind: pl.DataFrame) -> Safe:
     """Findings per kind, horizontal bars (kinds are hilo's own codes, not user text)."""
-    import matplotlib
+    from pipeline.report_charts import Bar, bar_chart
 
-    kinds = by_kind["kind"].to_list()[::-1]
-    counts = by_kind["findings"].to_list()[::-1]
-    with matplotlib.rc_context(_CHART_STYLE):
-        figure = _figure(6.4, 0.3 * len(kinds) + 0.7, left=1.35, bottom=0.45)
-        axes = figure.add_subplot()
-        bars = axes.barh(range(len(kinds)), counts, color="#1f5fbf", height=0.62)
-        axes.set_yticks(range(len(kinds)), [_safe_kind(kind) for kind in kinds])
-        axes.bar_label(bars, labels=[f"{count:,}" for count in counts], padding=3, fontsize=8)
-        axes.grid(axis="y", visible=False)
-        axes.set_xlabel("findings")
-        axes.margins(x=0.12)
-        return _svg(figure, "findings by kind")
+    bars = [
+        Bar(_safe_kind(kind), count, "#1f5fbf")
+        for kind, count in zip(by_kind["kind"].to_list(), by_kind["findings"].to_list())
+    ]
+    return Safe(
+        bar_chart(
+            bars, x_label="findings", label="findings by kind", width=6.4, left=1.35, margin=0.12
+        )
+    )
 
 
 def hilo_chart(table: pl.DataFrame) -> Safe:
     """Main pots won by hi/lo outcome, horizontal bars."""
-    import matplotlib
+    from pipeline.report_charts import Bar, bar_chart
 
-    shown = table.filter(pl.col("pots") > 0)
-    labels = [_hilo_short(key) for key in shown["outcome"].to_list()][::-1]
-    counts = shown["pots"].to_list()[::-1]
     colours = {
         "scooped": "#2e7d32",
         "high_only": "#1f5fbf",
@@ -1432,21 +1369,21 @@ def hilo_chart(table: pl.DataFrame) -> Safe:
         "three_quartered": "#00838f",
         "chopped": "#6b7280",
     }
-    with matplotlib.rc_context(_CHART_STYLE):
-        figure = _figure(5.2, 0.3 * max(1, len(labels)) + 0.7, left=1.15, bottom=0.45)
-        axes = figure.add_subplot()
-        bars = axes.barh(
-            range(len(labels)),
-            counts,
-            height=0.6,
-            color=[colours[key] for key in shown["outcome"].to_list()][::-1],
+    shown = table.filter(pl.col("pots") > 0)
+    bars = [
+        Bar(_hilo_short(key), count, colours[key])
+        for key, count in zip(shown["outcome"].to_list(), shown["pots"].to_list())
+    ]
+    return Safe(
+        bar_chart(
+            bars,
+            x_label="main pots won",
+            label="hi/lo outcomes of the main pots won",
+            width=5.2,
+            left=1.15,
+            margin=0.15,
         )
-        axes.set_yticks(range(len(labels)), labels)
-        axes.bar_label(bars, labels=[f"{count:,}" for count in counts], padding=3, fontsize=8)
-        axes.grid(axis="y", visible=False)
-        axes.set_xlabel("main pots won")
-        axes.margins(x=0.15)
-        return _svg(figure, "hi/lo outcomes of the main pots won")
+    )
 
 
 def _safe_kind(kind: str) -> str:
