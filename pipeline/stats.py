@@ -711,8 +711,9 @@ def pruned_database(
 
     Parts are left out by site, by day range (the first and last day of each part's hands,
     kept in the facts manifest) and by stakes and limit (each part's distinct stakes); with
-    ``players``, ``fct_hand_players`` keeps only the rows of the accounts they can mean, a
-    filter DuckDB checks against each row group of the (account-sorted) parts. The
+    ``players``, the account facts read only the parts whose account filter may hold the
+    accounts the players can mean (`pipeline.account_filter`), and only those accounts' rows,
+    a filter DuckDB checks against each row group of the (account-sorted) parts. The
     ``rpt_player_stats`` macro still applies every filter exactly: this only skips reading.
     The connection holds the ``fct_`` views and the ``rpt_`` macros (with the models they read),
     nothing else. ``facts`` is a refresh done already (without it and with ``refresh``, one is
