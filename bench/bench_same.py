@@ -10,7 +10,8 @@ Run with ``python -m bench same --base REV``. The check
 3. parses every input twice, in one child process per side, each with its own tree first on
    ``PYTHONPATH`` and as working directory (the same interpreter: the dependencies are the
    same), writing every table `parsers.parse_bytes` returns (rejects and notes included) to
-   Parquet, and the accounting to ``result.json``;
+   Parquet, and the accounting to ``result.json``; a parser with a reference path (PokerStars'
+   block parser) parses the input a second time by it (``<table>.reference.parquet``);
 4. compares the two sides input by input and table by table, and prints the first differing
    rows of every table that differs.
 
@@ -149,13 +150,42 @@ def compare_tables(base: Any, current: Any, shown: int = SHOWN_ROWS) -> TableDif
 # The child: parse inputs with whichever tree is first on sys.path.
 
 
+def _parse_outcome(parse: Any, folder: Path, suffix: str = "") -> dict[str, object]:
+    """Run ``parse()`` (a `parsers.ParseResult`, None or a raise); write its tables to
+    ``folder/<table><suffix>.parquet`` and return its accounting."""
+    import pyarrow.parquet as pq
+
+    try:
+        result = parse()
+    except Exception as error:  # noqa: BLE001 - a raise is an outcome to compare
+        return {"error": f"{type(error).__name__}: {error}"}
+    if result is None:
+        return {"recognised": False}
+    for name, table in result.tables.items():
+        pq.write_table(table, folder / f"{name}{suffix}.parquet")
+    return {
+        "recognised": True,
+        "hands_found": result.hands_found,
+        "parsed": result.parsed,
+        "skipped": result.skipped,
+        "rejected": result.rejected,
+        "skipped_games": dict(sorted(result.skipped_games.items())),
+        "tables": sorted(result.tables),
+    }
+
+
 def run_child(expected_root: Path, input_root: Path, listing: Path, out: Path) -> None:
     """Parse every input listed (one path relative to ``input_root`` a line) with the parsers
     found on ``sys.path``, which must be ``expected_root``'s; write the tables and accounting
-    under ``out/<relative path>/``."""
-    import pyarrow.parquet as pq
+    under ``out/<relative path>/``.
 
+    A parser with a reference path (PokerStars' block parser, which takes only the hands the
+    compiled reader does not read completely) parses the input a second time by it, its
+    tables written as ``<table>.reference.parquet``: a change to the reference path shows
+    even where the fast path hides it.
+    """
     import parsers
+    from parsers.text import decode_lines
 
     found = Path(parsers.__file__).resolve().parent.parent
     if found != expected_root.resolve():
@@ -164,25 +194,18 @@ def run_child(expected_root: Path, input_root: Path, listing: Path, out: Path) -
         folder = out / relative
         folder.mkdir(parents=True, exist_ok=True)
         data = (input_root / relative).read_bytes()
+        outcome = {"parse": _parse_outcome(lambda: parsers.parse_bytes(data, relative), folder)}
         try:
-            result = parsers.parse_bytes(data, relative)
-        except Exception as error:  # noqa: BLE001 - a raise is an outcome to compare
-            outcome: dict[str, object] = {"error": f"{type(error).__name__}: {error}"}
+            decoded = decode_lines(data)
+        except Exception:  # noqa: BLE001 - parse_bytes decodes too: its outcome has the raise
+            reference = None
         else:
-            if result is None:
-                outcome = {"recognised": False}
-            else:
-                outcome = {
-                    "recognised": True,
-                    "hands_found": result.hands_found,
-                    "parsed": result.parsed,
-                    "skipped": result.skipped,
-                    "rejected": result.rejected,
-                    "skipped_games": dict(sorted(result.skipped_games.items())),
-                    "tables": sorted(result.tables),
-                }
-                for name, table in result.tables.items():
-                    pq.write_table(table, folder / f"{name}.parquet")
+            parser = parsers.detect("\n".join(decoded.lines.head(20).to_list()))
+            reference = getattr(parser, "parse_by_block_parser", None)
+        if reference is not None:
+            outcome["reference"] = _parse_outcome(
+                lambda: reference(decoded.lines, decoded.offsets, relative), folder, ".reference"
+            )
         (folder / RESULT_FILE).write_text(json.dumps(outcome, sort_keys=True) + "\n")
 
 
