@@ -28,14 +28,15 @@ ACTION_ORDER = ("hand", "line_no", "sub")
 PREFLOP, RIVER = 0, 3
 
 
-def ordered_actions(
-    actions: pl.DataFrame, street_from: str, order: tuple[str, ...] = ACTION_ORDER
-) -> pl.DataFrame:
-    """``actions`` in action order with ``seq`` (their number within the hand, from 0) and
+def ordered_actions(actions: pl.DataFrame, street_from: str) -> pl.DataFrame:
+    """``actions`` in `ACTION_ORDER` with ``seq`` (their number within the hand, from 0) and
     ``street`` (the canonical street, from the site's section column ``street_from``, clipped
     to preflop..river): the frame `street_amounts` reads.
+
+    The rows need ``hand``, ``line_no``, ``sub`` and ``street_from``; the other columns are
+    kept as they are (an existing ``street`` or ``seq`` is replaced where it stands).
     """
-    return actions.sort(*order).with_columns(
+    return actions.sort(*ACTION_ORDER).with_columns(
         street=pl.col(street_from).clip(PREFLOP, RIVER).cast(pl.Int8),
         seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
     )
