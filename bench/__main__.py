@@ -1,17 +1,20 @@
 """Run every benchmark module ``bench/bench_*.py`` (or those whose name contains an argument).
 
-Usage: ``python -m bench [NAME ...]``. Benchmarks in ``ON_REQUEST`` (hours of machine time) run
-only when named.
+Usage: ``python -m bench [NAME ...] [--OPTION ...]``. Benchmarks in ``ON_REQUEST`` (hours of
+machine time, or checks rather than measurements) run only when named. Arguments from the first
+one starting with ``-`` on are the options of the named module, whose ``main`` then takes them
+as a list (``python -m bench same --base main``); a module's ``main`` may return an exit status.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 import sys
 from pathlib import Path
 
-ON_REQUEST = frozenset({"bench_fuzz", "bench_scale"})
+ON_REQUEST = frozenset({"bench_fuzz", "bench_same", "bench_scale"})
 
 
 def bench_modules(filters: list[str]) -> list[str]:
@@ -34,16 +37,25 @@ def bench_modules(filters: list[str]) -> list[str]:
 
 
 def main(arguments: list[str]) -> int:
-    """Run the selected benchmarks; return the exit status."""
-    names = bench_modules(arguments)
+    """Run the selected benchmarks; return the exit status (the highest a module returned)."""
+    first_option = next(
+        (index for index, part in enumerate(arguments) if part.startswith("-")), len(arguments)
+    )
+    filters, options = arguments[:first_option], arguments[first_option:]
+    names = bench_modules(filters)
     if not names:
-        print(f"no benchmark matches {' '.join(arguments)}", file=sys.stderr)
+        print(f"no benchmark matches {' '.join(filters)}", file=sys.stderr)
         return 2
+    status = 0
     for name in names:
         print(f"== {name}", flush=True)
         module = importlib.import_module(f"bench.{name}")
-        module.main()
-    return 0
+        if options and not inspect.signature(module.main).parameters:
+            print(f"{name} takes no options ({' '.join(options)})", file=sys.stderr)
+            return 2
+        returned = module.main(options) if options else module.main()
+        status = max(status, returned or 0)
+    return status
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ import polars as pl
 from parsers.base import ParseResult
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.engine.assembly import HandTables, attach_hole_cards, finish
-from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
 from parsers.engine.lines import forward_fill, line_frame
 from pipeline.profiles import SiteProfile
@@ -172,15 +172,9 @@ def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
     if "board2" not in hands.columns:
         hands = hands.with_columns(board2=pl.lit(None, dtype=pl.List(pl.UInt8)))
     hands = hands.with_columns(board=pl.col("board").fill_null(_EMPTY_CARDS))
-    actions = (
-        parts.actions.join(keep, on="hand", how="semi")
-        .sort("hand", "line_no", "sub")
-        .with_columns(
-            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
-            street=pl.col("street").clip(0, 3).cast(pl.Int8),
-        )
+    actions = _street_totals(
+        ordered_actions(parts.actions.join(keep, on="hand", how="semi"), "street")
     )
-    actions = _street_totals(actions)
     collections = (
         parts.collections.join(keep, on="hand", how="semi")
         .sort("hand", "line_no")
@@ -1345,11 +1339,7 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
 
     # Chips each player put in: raises are read by their street totals; a folded bettor's
     # unmatched chips come back silently (the summary's "lost" shows they did).
-    derived = _street_totals(
-        actions.sort("hand", "line_no", "sub").with_columns(
-            street=pl.col("street").clip(0, 3).cast(pl.Int8)
-        )
-    )
+    derived = _street_totals(ordered_actions(actions, "street"))
     returns = folded_excess_returns(
         derived.select("hand", "line_no", "street", "player", "kind", "amount")
     )

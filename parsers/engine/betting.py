@@ -7,12 +7,39 @@ import polars as pl
 
 from parsers.engine.kernels import street_totals
 
-__all__ = ["LIVE_KINDS", "SILENT_KINDS", "settle_all_in_kinds", "street_amounts"]
+__all__ = [
+    "ACTION_ORDER",
+    "LIVE_KINDS",
+    "SILENT_KINDS",
+    "ordered_actions",
+    "settle_all_in_kinds",
+    "street_amounts",
+]
 
 # Kinds whose chips count toward the player's street total (antes and dead blinds do not).
 LIVE_KINDS = ("post_sb", "post_bb", "call", "bet", "raise")
 # Kinds that move no chips: their amount is null whatever the line printed.
 SILENT_KINDS = ("fold", "check", "show", "muck")
+# The order a text site's actions happened in: the line they were printed on, then their place
+# among the actions one line holds (a "posts small & big blinds" line is a dead and a live post).
+ACTION_ORDER = ("hand", "line_no", "sub")
+# The canonical streets, preflop to river: rows printed before the deal (posts) or after the
+# river (shows, mucks) count in the first or last betting street.
+PREFLOP, RIVER = 0, 3
+
+
+def ordered_actions(actions: pl.DataFrame, street_from: str) -> pl.DataFrame:
+    """``actions`` in `ACTION_ORDER` with ``seq`` (their number within the hand, from 0) and
+    ``street`` (the canonical street, from the site's section column ``street_from``, clipped
+    to preflop..river): the frame `street_amounts` reads.
+
+    The rows need ``hand``, ``line_no``, ``sub`` and ``street_from``; the other columns are
+    kept as they are (an existing ``street`` or ``seq`` is replaced where it stands).
+    """
+    return actions.sort(*ACTION_ORDER).with_columns(
+        street=pl.col(street_from).clip(PREFLOP, RIVER).cast(pl.Int8),
+        seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+    )
 
 
 def street_amounts(

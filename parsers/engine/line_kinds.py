@@ -18,7 +18,7 @@ import polars as pl
 from parsers.base import ParseResult
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.engine.assembly import HandTables, attach_hole_cards, finish
-from parsers.engine.betting import street_amounts
+from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import fill_from_rows, line_frame
 
@@ -338,11 +338,9 @@ class TextFormat:
         Rows with a printed street total (``to``) take it; other live rows add ``amount``. Antes,
         dead blinds, returns, shows and mucks stay outside the street totals.
         """
-        frame = frame.sort("hand", "line_no", "sub").with_columns(
-            street=pl.col("section").clip(PREFLOP, RIVER).cast(pl.Int8),
-            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+        return street_amounts(ordered_actions(frame, "section")).with_columns(
+            site=pl.lit(self.site)
         )
-        return street_amounts(frame).with_columns(site=pl.lit(self.site))
 
     @staticmethod
     def hole_cards(seats: pl.DataFrame, known: pl.DataFrame) -> pl.DataFrame:

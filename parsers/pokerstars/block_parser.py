@@ -13,7 +13,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import cards_list, is_partial_show, local_time_to_utc, money
-from parsers.engine.betting import street_amounts
+from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import actor_problems, card_problems, seat_problems
 from parsers.engine.line_forms import classify
 from parsers.engine.lines import fill_from_rows
@@ -485,13 +485,10 @@ class BlockParser:
                 ),
             ],
             how="vertical_relaxed",
-        ).sort("hand", "line_no", "sub")
+        )
         # Posts come before "*** HOLE CARDS ***" and showdown lines after the river: both are
         # clipped into the betting streets they belong to.
-        frame = frame.with_columns(
-            street=pl.col("section").clip(0, 3).cast(pl.Int8),
-            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
-        )
+        frame = ordered_actions(frame, "section")
         return street_amounts(frame, printed_total=frame["kind"] == "raise").with_columns(
             site=pl.lit(SITE)
         )

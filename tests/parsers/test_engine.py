@@ -1,4 +1,5 @@
-"""The text engine's own pieces: line forms, and what `finish` says of every site alike."""
+"""The text engine's own pieces: line forms, action order, and what `finish` says of every site
+alike."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import polars as pl
 import pytest
 
 from parsers import parse_bytes
+from parsers.engine.betting import ordered_actions
 from parsers.engine.line_forms import LineForm, classify
 from parsers.engine.lines import line_frame
 from tests.parsers import test_absolute, test_partypoker, test_winamax
@@ -100,3 +102,22 @@ def test_cards_shown_in_another_order_than_dealt_are_the_same_hole_cards() -> No
     alice = seats.filter(pl.col("player") == "Alice")
     assert sorted(alice["hole_cards"][0]) == sorted(cards("As Ks Qs Js"))
     assert alice["is_hero"].to_list() == [True]
+
+
+def test_actions_are_ordered_numbered_per_hand_and_clipped_to_the_betting_streets() -> None:
+    # A dead and a live post printed on one line (sub 0 and 1), rows arriving out of order,
+    # a post before the deal (section -1) and a show after the river (section 4).
+    actions = pl.DataFrame(
+        {
+            "hand": [1, 0, 0, 0, 1],
+            "line_no": [12, 9, 3, 3, 11],
+            "sub": [0, 0, 1, 0, 0],
+            "section": [4, 2, -1, -1, 0],
+            "kind": ["show", "bet", "post_bb", "post_dead", "call"],
+        }
+    )
+    ordered = ordered_actions(actions, "section")
+    assert ordered["kind"].to_list() == ["post_dead", "post_bb", "bet", "call", "show"]
+    assert ordered["seq"].to_list() == [0, 1, 2, 0, 1]
+    assert ordered["street"].to_list() == [0, 0, 2, 0, 3]
+    assert (ordered["street"].dtype, ordered["seq"].dtype) == (pl.Int8, pl.Int32)
