@@ -155,23 +155,10 @@ class _Frame:
         parts = []
         for tick in ticks:
             x = _number(self.x(tick))
-            parts.append(
-                _element(
-                    "path",
-                    d=f"M{x} {_number(self.top)}V{_number(self.bottom)}",
-                    stroke=GRID_COLOUR,
-                    stroke_width=0.8,
-                )
-            )
-            parts.append(
-                _element(
-                    "path",
-                    d=f"M{x} {_number(self.bottom)}v{TICK_LENGTH}",
-                    stroke=TICK_COLOUR,
-                    stroke_width=0.8,
-                )
-            )
-            parts.append(
+            bottom = _number(self.bottom)
+            parts += _tick(
+                f"M{x} {_number(self.top)}V{bottom}",
+                f"M{x} {bottom}v{TICK_LENGTH}",
                 _element(
                     "text",
                     text(tick),
@@ -179,31 +166,17 @@ class _Frame:
                     y=_number(self.bottom + TICK_LENGTH + FONT_SIZE + 1),
                     fill=TICK_COLOUR,
                     text_anchor="middle",
-                )
+                ),
             )
         return parts
 
     def y_ticks(self, ticks: Sequence[float], text: Callable[[float], str]) -> list[str]:
         parts = []
         for tick in ticks:
-            y = _number(self.y(tick))
-            parts.append(
-                _element(
-                    "path",
-                    d=f"M{_number(self.left)} {y}H{_number(self.right)}",
-                    stroke=GRID_COLOUR,
-                    stroke_width=0.8,
-                )
-            )
-            parts.append(
-                _element(
-                    "path",
-                    d=f"M{_number(self.left)} {y}h{-TICK_LENGTH}",
-                    stroke=TICK_COLOUR,
-                    stroke_width=0.8,
-                )
-            )
-            parts.append(
+            y, left = _number(self.y(tick)), _number(self.left)
+            parts += _tick(
+                f"M{left} {y}H{_number(self.right)}",
+                f"M{left} {y}h{-TICK_LENGTH}",
                 _element(
                     "text",
                     text(tick),
@@ -211,7 +184,7 @@ class _Frame:
                     y=_number(self.y(tick) + FONT_SIZE * 0.35),
                     fill=TICK_COLOUR,
                     text_anchor="end",
-                )
+                ),
             )
         return parts
 
@@ -236,6 +209,15 @@ class _Frame:
             text_anchor="middle",
             transform=f"rotate(-90 {x} {y})",
         )
+
+
+def _tick(grid: str, mark: str, label: str) -> list[str]:
+    """A tick: its grid line across the plot, its mark on the axis and its label."""
+    return [
+        _element("path", d=grid, stroke=GRID_COLOUR, stroke_width=0.8),
+        _element("path", d=mark, stroke=TICK_COLOUR, stroke_width=0.8),
+        label,
+    ]
 
 
 def _padded(low: float, high: float) -> tuple[float, float]:
