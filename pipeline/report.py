@@ -475,6 +475,7 @@ def build_report(
     if max_points < 3:
         raise ValueError("max_points must be >= 3")
     first, last = _as_date(since, "since"), _as_date(until, "until")
+
     from pipeline.stats import pruned_database, refresh_stored_facts
 
     if facts is None:
@@ -488,9 +489,28 @@ def build_report(
     )
     try:
         summary = _hand_summary(database, first, last)
-    except BaseException:
+        if requested:
+            frame = hand_results(database, requested, first, last)
+            known = set(frame["player"].to_list())
+            chosen = [name for name in dict.fromkeys(requested) if name in known]
+            missing = [name for name in dict.fromkeys(requested) if name not in known]
+        else:
+            chosen = _most_hands(database, max(0, top), first, last)
+            missing = []
+            if chosen:  # read again, only where their accounts are
+                database.close()
+                database = pruned_database(
+                    root, chosen, since=first, until=last, facts=facts, refresh=False
+                )
+            frame = hand_results(database, chosen, first, last)
+        # A section is one name over every site it played on (docs/stats.md: aliases).
+        accounts = {
+            f"{site}:{name}": name
+            for site, name in frame.select("site", "player").unique().iter_rows()
+        }
+        stats_frame, stats_note = _player_stats(database, root, chosen, first, last, accounts)
+    finally:
         database.close()
-        raise
     hands = _selected_hands(root, first, last)
     manifest = _manifest_frame(root)
     overview = _overview(summary, manifest, first, last)
@@ -527,30 +547,6 @@ def build_report(
     )
 
     audit = _audit_section(root, hands, max_findings)
-
-    try:
-        if requested:
-            frame = hand_results(database, requested, first, last)
-            known = set(frame["player"].to_list())
-            chosen = [name for name in dict.fromkeys(requested) if name in known]
-            missing = [name for name in dict.fromkeys(requested) if name not in known]
-        else:
-            chosen = _most_hands(database, max(0, top), first, last)
-            missing = []
-            if chosen:  # read again, only where their accounts are
-                database.close()
-                database = pruned_database(
-                    root, chosen, since=first, until=last, facts=facts, refresh=False
-                )
-            frame = hand_results(database, chosen, first, last)
-        # A section is one name over every site it played on (docs/stats.md: aliases).
-        accounts = {
-            f"{site}:{name}": name
-            for site, name in frame.select("site", "player").unique().iter_rows()
-        }
-        stats_frame, stats_note = _player_stats(database, root, chosen, first, last, accounts)
-    finally:
-        database.close()
     sections = _player_sections(
         root, hands, frame, chosen, audit is not None, stats_frame, max_points
     )
