@@ -99,7 +99,7 @@ def gather_strings(
     return offsets, content, valid
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def starts_with(data: np.ndarray, start: int, end: int, prefix: np.ndarray) -> bool:
     """Whether ``data[start:end]`` begins with ``prefix``."""
     size = prefix.shape[0]
@@ -111,7 +111,7 @@ def starts_with(data: np.ndarray, start: int, end: int, prefix: np.ndarray) -> b
     return True
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def ends_with(data: np.ndarray, start: int, end: int, suffix: np.ndarray) -> bool:
     """Whether ``data[start:end]`` ends with ``suffix``."""
     size = suffix.shape[0]

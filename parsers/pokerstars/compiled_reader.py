@@ -176,7 +176,7 @@ _CLOSE_BRACKET = literal("]")
 _CLOSE_PAREN = literal(")")
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _matches_row(data, start, end, table, sizes, row) -> bool:  # type: ignore[no-untyped-def]
     size = sizes[row]
     if end - start < size:
@@ -239,7 +239,7 @@ def _sight(  # type: ignore[no-untyped-def]
     return True
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _is_letter(byte: int) -> bool:
     return (0x41 <= byte <= 0x5A) or (0x61 <= byte <= 0x7A)
 
