@@ -255,6 +255,9 @@ def _small_files_run(scratch: Path) -> tuple[IngestRun, int, float]:
         f" ({sum(path.stat().st_size for path in files) / 1e6:.0f} MB,"
         f" generated in {time.perf_counter() - started:.0f} s)"
     )
+    # Untimed: a cold numba cache (a fresh clone before `make setup`) would add ~25 s here.
+    warm_up = run_ingest("warm-up", files[:2], scratch / "warm-up", None)
+    print(f"warm-up ingest of 2 files: {warm_up.seconds:.1f} s (compiles kernels if not cached)")
     hands, size, baseline = _timed_naive_scan(files)
     run = run_ingest(
         "hilo ingest small files", [scratch / "generated" / "pokerstars"], scratch / "out", None
