@@ -15,7 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
-__all__ = ["DEFAULT_RETRIES", "default_workers", "make_executor"]
+__all__ = ["DEFAULT_RETRIES", "default_workers", "make_executor", "start_local_workers"]
 
 DEFAULT_RETRIES = 2
 # Imported once in the fork server, so each worker starts without re-importing polars and pyarrow
@@ -55,17 +55,28 @@ def make_executor(scheduler: str | None = None, workers: int | None = None) -> E
     if scheduler:
         return _dask_executor(scheduler, DEFAULT_RETRIES)
     count = workers if workers and workers > 0 else default_workers()
+    return ProcessPoolExecutor(
+        max_workers=count,
+        mp_context=start_local_workers(count),
+        initializer=_exit_with_parent,
+        initargs=(os.getpid(),),
+    )
+
+
+def start_local_workers(workers: int | None = None) -> multiprocessing.context.BaseContext:
+    """Start the fork server local workers are forked from, and return its context.
+
+    Its preload (polars, pyarrow, the parsers, the compiled kernels: about 1.2 s) runs in the
+    background, so a caller that starts it before its own imports and planning finds it ready
+    when it submits the first task; `make_executor` starts it only if it is not running.
+    """
+    count = workers if workers and workers > 0 else default_workers()
     # Not "fork": the driver may already run polars/arrow thread pools, which do not survive a
     # fork. The fork server is a fresh interpreter, so its children start clean and fast.
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(_PRELOAD)
     _start_fork_server(threads_per_worker=max(1, default_workers() // count))
-    return ProcessPoolExecutor(
-        max_workers=count,
-        mp_context=context,
-        initializer=_exit_with_parent,
-        initargs=(os.getpid(),),
-    )
+    return context
 
 
 def _start_fork_server(threads_per_worker: int) -> None:

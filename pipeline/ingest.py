@@ -437,7 +437,13 @@ def ingest(
         The dataset folder cannot be created or written.
     """
     root = Path(out)
-    sources = _checksum_possible_copies(expand_inputs(paths, exclude=root))
+    sources = expand_inputs(paths, exclude=root)
+    text_bytes = sum(source.size or 0 for source in sources)
+    if executor is None and scheduler is None and text_bytes > batch_bytes:
+        from pipeline.executor import start_local_workers
+
+        start_local_workers(workers)  # its imports overlap the planning below
+    sources = _checksum_possible_copies(sources)
     root.mkdir(parents=True, exist_ok=True)
     summary = IngestSummary(dataset=root)
     with dataset.dataset_lock(root, on_wait):
