@@ -42,6 +42,7 @@ from typing import Protocol
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline import dataset
@@ -49,11 +50,13 @@ from pipeline.schema import HAND_TABLES, REJECTS
 
 __all__ = [
     "CONFLICT",
+    "HAND_SOURCE",
     "INDEX",
     "INDEX_SCHEMA",
     "DuplicateGuard",
     "hand_digests",
     "hand_keys",
+    "index_rows",
     "remove_orphan_keys",
 ]
 
@@ -71,6 +74,8 @@ CONFLICT = "conflicting duplicate"
 _MERGE_CHUNKS = 16  # sorted key arrays kept apart before they are merged into one
 # Columns that say where a copy came from, not what happened in the hand.
 _SOURCE_COLUMNS = ("source_file", "source_offset")
+# The columns of a hands part an index row is made of.
+HAND_SOURCE = ["site", "hand_id", *_SOURCE_COLUMNS]
 
 
 class Outcome(Protocol):
@@ -196,16 +201,28 @@ def _empty_index() -> pl.DataFrame:
     return frame
 
 
-def _task_hands(hands_moves: Sequence[tuple[str, str]]) -> pl.DataFrame:
-    """Site, hand id, source and ``key`` of every hand in a task's hands parts, in order."""
-    hands = pl.concat(
-        [
-            _frame(pq.read_table(temporary, columns=["site", "hand_id", *_SOURCE_COLUMNS]))
-            for temporary, _ in hands_moves
-        ]
-    ).filter(pl.col("hand_id").is_not_null() & pl.col("site").is_not_null())
-    keys = hand_keys(hands["site"].to_list(), hands["hand_id"].to_list())
-    return hands.with_columns(pl.Series("key", keys, dtype=pl.Int64))
+def index_rows(hands: pa.Table) -> pa.Table:
+    """The index rows (`INDEX_SCHEMA`) of the hands rows ``hands`` (`HAND_SOURCE`), in order.
+
+    A task makes them for the hands it wrote (`pipeline.ingest`), so that the driver's
+    commit only looks the keys up.
+    """
+    hands = hands.filter(pc.and_(pc.is_valid(hands["hand_id"]), pc.is_valid(hands["site"])))
+    keys = hand_keys(hands["site"].to_pylist(), hands["hand_id"].to_pylist())
+    return hands.add_column(0, "key", pa.array(keys, pa.int64())).cast(INDEX_SCHEMA)
+
+
+def _task_index(moves: list[tuple[str, str]]) -> tuple[pl.DataFrame, str | None]:
+    """The index rows the task wrote for its hands (in order), and their temporary file.
+
+    The file leaves ``moves``: it is published as it is, or rewritten, once the task's
+    duplicates are settled.
+    """
+    written = next((move for move in moves if move[1].startswith(f"{INDEX}/")), None)
+    if written is None:  # no hand with a site and a number
+        return _empty_index(), None
+    moves.remove(written)
+    return _frame(pq.read_table(written[0], schema=INDEX_SCHEMA)), written[0]
 
 
 @dataclass
@@ -313,11 +330,11 @@ class DuplicateGuard:
         ``parsed``, ``rejected``, ``duplicates`` and ``parts`` are updated in place. Call
         :meth:`committed` once the manifest rows are written.
         """
+        hands, written = _task_index(moves)
         hands_moves = [(temp, final) for temp, final in moves if final.startswith("hands/")]
         if not hands_moves:
             return Settled()
         part_file = Path(hands_moves[0][1]).name
-        hands = _task_hands(hands_moves)
         copies = hands.group_by("key").len("copies")
         stored_keys = set(
             copies.filter(pl.Series(self._keys.contains(copies["key"].to_numpy())))["key"]
@@ -361,11 +378,15 @@ class DuplicateGuard:
         index_rows = pl.concat(
             [*plan.stored, pl.DataFrame(plan.first_copies, schema=hands.schema)]
         ).select(INDEX_SCHEMA.names)
+        if written is not None and (repeated_keys or not index_rows.height):
+            Path(written).unlink(missing_ok=True)  # some of its hands are not stored
+            written = None
         if index_rows.height:
             final = f"{INDEX}/{part_file}"
-            written = dataset.new_temporary_path(self._root / INDEX)
-            dataset.write_parquet(index_rows.to_arrow().cast(INDEX_SCHEMA), written)
-            moves.append((str(written), final))
+            if written is None:
+                written = str(dataset.new_temporary_path(self._root / INDEX))
+                dataset.write_parquet(index_rows.to_arrow().cast(INDEX_SCHEMA), Path(written))
+            moves.append((written, final))
             for path in set(index_rows["source_file"].to_list()):
                 if path in plan.by_path and final not in plan.by_path[path].parts:
                     plan.by_path[path].parts.append(final)

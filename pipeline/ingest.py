@@ -1519,6 +1519,7 @@ class _PartSink:
         self._writers: dict[_PartKey, tuple[pq.ParquetWriter, Path]] = {}
         self._touched: dict[int, set[_PartKey]] = {}
         self._flushed: set[int] = set()
+        self._written_hands: dict[_PartKey, list[pa.Table]] = {}  # hands parts' rows, in order
 
     def add(
         self, index: int, table: str, site: str | None, rows: pa.Table, month: str | None = None
@@ -1560,7 +1561,10 @@ class _PartSink:
         for key in sorted(grouped, key=_sort_key):
             writer = self._writer(key)
             # One chunk per column: page boundaries must not depend on how rows were chunked.
-            writer.write_table(pa.concat_tables(grouped[key]).combine_chunks())
+            rows = pa.concat_tables(grouped[key]).combine_chunks()
+            writer.write_table(rows)
+            if key[0] == "hands":
+                self._written_hands.setdefault(key, []).append(rows.select(duplicates.HAND_SOURCE))
         self._pending = []
         self._pending_rows = 0
 
@@ -1590,12 +1594,36 @@ class _PartSink:
                 writer.close()
                 final = f"{dataset.partition_directory(*key)}/{dataset.part_name(part_id)}"
                 moves.append((str(path), final))
+            if (index := self._hand_index(part_id)) is not None:
+                moves.append(index)
             dataset.fsync_all(Path(temporary) for temporary, _ in moves)
         except BaseException:  # a full disk, say: leave no open writer or temporary file
             self.abort()
             raise
         self._writers = {}
         return sorted(moves, key=lambda move: move[1])
+
+    def _hand_index(self, part_id: str) -> tuple[str, str] | None:
+        """Write the key index of the hands written (`pipeline.duplicates`), as a move.
+
+        Here, in the task, so the driver's commit only looks the keys up (hashing them there
+        cost ~4 µs a hand of the one process every task waits on).
+        """
+        order = sorted(self._written_hands, key=lambda key: dataset.partition_directory(*key))
+        hands = [rows for key in order for rows in self._written_hands[key]]
+        self._written_hands = {}
+        if not hands:
+            return None
+        index = duplicates.index_rows(pa.concat_tables(hands))
+        if index.num_rows == 0:
+            return None
+        path = dataset.new_temporary_path(self._root / duplicates.INDEX)
+        try:
+            pq.write_table(index, path, **dataset.PARQUET_OPTIONS)  # synced with the parts
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+        return str(path), f"{duplicates.INDEX}/{dataset.part_name(part_id)}"
 
     def abort(self) -> None:
         """Close and delete every temporary file (the task restarts or gives up)."""
@@ -1609,3 +1637,4 @@ class _PartSink:
         self._writers = {}
         self._pending = []
         self._pending_rows = 0
+        self._written_hands = {}
