@@ -97,10 +97,21 @@ def _first_forms(
     line: pl.Series, forms: tuple[LineForm, ...], places: dict[str, np.ndarray], unknown: object
 ) -> np.ndarray:
     conditions = []
+    open_lines = np.ones(len(line), dtype=bool)  # no earlier form has taken them
     for form in forms:
-        found = form.test(line)
         place = places[form.where]
-        conditions.append(place if found is None else place & found)
+        if form.pattern is not None:
+            # A regular expression is searched only where its answer can matter: lines no
+            # earlier form took, where the form may stand (the first form still wins).
+            rows = np.flatnonzero(open_lines & place)
+            found = np.zeros(len(line), dtype=bool)
+            if len(rows):
+                found[rows] = form.test(line.gather(rows))  # type: ignore[index]
+        else:
+            found = form.test(line)
+        condition = place if found is None else place & found
+        open_lines &= ~condition
+        conditions.append(condition)
     return np.select(conditions, [form.kind for form in forms], unknown)
 
 
@@ -110,7 +121,9 @@ def kind_fields(
     """The named groups of ``pattern`` over the lines of one ``kind``, after their ``context``
     columns (``hand``, ``line_no``, ``money_scale``...)."""
     return (
-        lines.filter(pl.col("kind") == kind)
+        lines.lazy()  # the filter then copies only the columns selected
+        .filter(pl.col("kind") == kind)
         .select(*context, pl.col("line").str.extract_groups(pattern).alias("_fields"))
         .unnest("_fields")
+        .collect()
     )
