@@ -18,7 +18,8 @@ index of every stored hand:
 
 "Content" is a digest of the hand's canonical rows in every hand table, without
 ``source_file``/``source_offset``. It is computed only for keys that repeat, so a commit without
-duplicates costs one hash per hand and a sorted-array lookup; the index is read once per run.
+duplicates costs a sorted-array lookup of keys the task hashed (`index_rows`, in the worker)
+and publishes the task's index part as it is; the index is read once per run.
 
 ::
 
