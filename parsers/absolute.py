@@ -28,6 +28,7 @@ from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, local_to_utc
 from pipeline.profiles import SiteProfile
@@ -346,34 +347,29 @@ class _Block(Block):
     def _hand_problems(hands: pl.DataFrame) -> pl.DataFrame:
         board = pl.col("board")
         streets = pl.col("streets").fill_null(pl.lit([], dtype=pl.List(pl.Int8)))
-        reason = (
-            pl.when(~pl.col("has_summary").fill_null(False))
-            .then(pl.lit("truncated hand: no summary"))
-            .when(~pl.col("has_pocket").fill_null(False))
-            .then(pl.lit("truncated hand: no pocket cards section"))
-            .when(pl.col("table_line_count").fill_null(0) != 1)
-            .then(pl.lit("table line missing or repeated"))
-            .when(pl.col("button_seat").is_null())
-            .then(pl.lit("unreadable table line"))
-            .when(pl.col("started_at").is_null())
-            .then(pl.lit("unreadable start time"))
-            .when(pl.col("limit_type").is_null() | pl.col("big_blind").is_null())
-            .then(pl.lit("unreadable stakes"))
-            .when(
+        reason = first_problem(
+            (~pl.col("has_summary").fill_null(False), "truncated hand: no summary"),
+            (~pl.col("has_pocket").fill_null(False), "truncated hand: no pocket cards section"),
+            (pl.col("table_line_count").fill_null(0) != 1, "table line missing or repeated"),
+            (pl.col("button_seat").is_null(), "unreadable table line"),
+            (pl.col("started_at").is_null(), "unreadable start time"),
+            (pl.col("limit_type").is_null() | pl.col("big_blind").is_null(), "unreadable stakes"),
+            (
                 (pl.col("total_line_count").fill_null(0) != 1)
                 | pl.col("total_pot").is_null()
-                | pl.col("rake").is_null()
-            )
-            .then(pl.lit("missing or unreadable total pot / rake"))
-            .when(board.list.drop_nulls().list.len() < board.list.len())
-            .then(pl.lit("unreadable board card"))
-            .when(streets != pl.int_ranges(1, streets.list.len() + 1).cast(pl.List(pl.Int8)))
-            .then(pl.lit("streets missing or out of order"))
-            .when(
+                | pl.col("rake").is_null(),
+                "missing or unreadable total pot / rake",
+            ),
+            (board.list.drop_nulls().list.len() < board.list.len(), "unreadable board card"),
+            (
+                streets != pl.int_ranges(1, streets.list.len() + 1).cast(pl.List(pl.Int8)),
+                "streets missing or out of order",
+            ),
+            (
                 board.list.len()
-                != pl.when(streets.list.len() == 0).then(0).otherwise(streets.list.len() + 2)
-            )
-            .then(pl.lit("summary Board differs from the streets dealt"))
+                != pl.when(streets.list.len() == 0).then(0).otherwise(streets.list.len() + 2),
+                "summary Board differs from the streets dealt",
+            ),
         )
         return hands.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
 

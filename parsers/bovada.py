@@ -37,6 +37,7 @@ from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill
 from pipeline.positions import POSITION_LABELS
@@ -444,25 +445,19 @@ class _Block(Block):
         )
         board = pl.col("board")
         street_board = pl.col("street_board").fill_null(pl.lit([], dtype=pl.List(pl.UInt8)))
-        reason = (
-            pl.when(~pl.col("has_summary").fill_null(False))
-            .then(pl.lit("truncated hand: no summary"))
-            .when(~pl.col("has_hole").fill_null(False))
-            .then(pl.lit("truncated hand: no hole cards section"))
-            .when(pl.col("started_at").is_null())
-            .then(pl.lit("unreadable start time"))
-            .when(pl.col("total_pot").is_null() | (pl.col("totals").fill_null(0) != 1))
-            .then(pl.lit("missing, repeated or unreadable Total Pot"))
-            .when(pl.col("boards").fill_null(0) > 1)
-            .then(pl.lit("Board line repeated"))
-            .when(board.list.drop_nulls().list.len() < board.list.len())
-            .then(pl.lit("unreadable board card"))
-            .when(board.list.len() > 5)
-            .then(pl.lit("more than five board cards"))
-            .when(board != street_board)
-            .then(pl.lit("summary Board differs from the cards dealt on the streets"))
-            .when(pl.col("big_blind").is_null())
-            .then(pl.lit("no big blind posted or printed"))
+        reason = first_problem(
+            (~pl.col("has_summary").fill_null(False), "truncated hand: no summary"),
+            (~pl.col("has_hole").fill_null(False), "truncated hand: no hole cards section"),
+            (pl.col("started_at").is_null(), "unreadable start time"),
+            (
+                pl.col("total_pot").is_null() | (pl.col("totals").fill_null(0) != 1),
+                "missing, repeated or unreadable Total Pot",
+            ),
+            (pl.col("boards").fill_null(0) > 1, "Board line repeated"),
+            (board.list.drop_nulls().list.len() < board.list.len(), "unreadable board card"),
+            (board.list.len() > 5, "more than five board cards"),
+            (board != street_board, "summary Board differs from the cards dealt on the streets"),
+            (pl.col("big_blind").is_null(), "no big blind posted or printed"),
         )
         return (
             hands.join(summary, on="hand", how="left")

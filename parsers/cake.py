@@ -30,6 +30,7 @@ from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill
 from pipeline.profiles import SiteProfile
@@ -331,28 +332,23 @@ class _Block(Block):
         codes = pl.col("codes").fill_null(pl.lit([], dtype=pl.List(pl.Int8)))
         streets = codes.list.eval(pl.element().filter(pl.element() < 4))
         board = pl.col("board")
-        reason = (
-            pl.when(~codes.list.contains(4))
-            .then(pl.lit("truncated hand: no showdown section"))
-            .when(pl.col("wins").fill_null(0) == 0)
-            .then(pl.lit("truncated hand: nobody wins a pot"))
-            .when(pl.col("buttons").fill_null(0) != 1)
-            .then(pl.lit("dealer line missing or repeated"))
-            .when(pl.col("button_seat").is_null())
-            .then(pl.lit("unreadable dealer seat"))
-            .when(pl.col("started_at").is_null())
-            .then(pl.lit("unreadable start time"))
-            .when(pl.col("limit_type").is_null() | pl.col("big_blind").is_null())
-            .then(pl.lit("unreadable stakes"))
-            .when(streets != pl.int_ranges(1, streets.list.len() + 1).cast(pl.List(pl.Int8)))
-            .then(pl.lit("streets missing or out of order"))
-            .when(board.list.drop_nulls().list.len() < board.list.len())
-            .then(pl.lit("unreadable board card"))
-            .when(
+        reason = first_problem(
+            (~codes.list.contains(4), "truncated hand: no showdown section"),
+            (pl.col("wins").fill_null(0) == 0, "truncated hand: nobody wins a pot"),
+            (pl.col("buttons").fill_null(0) != 1, "dealer line missing or repeated"),
+            (pl.col("button_seat").is_null(), "unreadable dealer seat"),
+            (pl.col("started_at").is_null(), "unreadable start time"),
+            (pl.col("limit_type").is_null() | pl.col("big_blind").is_null(), "unreadable stakes"),
+            (
+                streets != pl.int_ranges(1, streets.list.len() + 1).cast(pl.List(pl.Int8)),
+                "streets missing or out of order",
+            ),
+            (board.list.drop_nulls().list.len() < board.list.len(), "unreadable board card"),
+            (
                 board.list.len()
-                != pl.when(streets.list.len() == 0).then(0).otherwise(streets.list.len() + 2)
-            )
-            .then(pl.lit("wrong number of board cards"))
+                != pl.when(streets.list.len() == 0).then(0).otherwise(streets.list.len() + 2),
+                "wrong number of board cards",
+            ),
         )
         return hands.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
 

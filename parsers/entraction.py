@@ -36,6 +36,7 @@ from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill
 from pipeline.profiles import SiteProfile
@@ -383,16 +384,14 @@ class _Block(Block):
                 previous=pl.col("text").shift(1).over("hand"),
             )
         )
-        reason = (
-            pl.when(pl.col("code") != pl.col("order"))
-            .then(pl.lit("streets missing or out of order"))
-            .when(pl.col("cards") != pl.col("code").cast(pl.UInt32) + 2)
-            .then(pl.lit("wrong number of board cards"))
-            .when(
+        reason = first_problem(
+            (pl.col("code") != pl.col("order"), "streets missing or out of order"),
+            (pl.col("cards") != pl.col("code").cast(pl.UInt32) + 2, "wrong number of board cards"),
+            (
                 pl.col("previous").is_not_null()
-                & ~pl.col("text").str.starts_with(pl.col("previous") + " - ")
-            )
-            .then(pl.lit("street lines disagree on the board"))
+                & ~pl.col("text").str.starts_with(pl.col("previous") + " - "),
+                "street lines disagree on the board",
+            ),
         )
         return (
             streets.select("hand", reason=reason)

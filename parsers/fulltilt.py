@@ -34,6 +34,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
 from parsers.engine.stakes import blinds_and_bets
 from parsers.partypoker import (
@@ -425,28 +426,28 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
     )
     checks = hands.join(structure, on="hand", how="left").select(
         "hand",
-        reason=pl.when(pl.col("partial").is_not_null())
-        .then(pl.lit("partial hand (the site marked it so)"))
-        .when(pl.col("unsupported").fill_null(False) | pl.col("board_run").fill_null(False))
-        .then(pl.lit("run it twice is not supported"))
-        .when(~pl.col("has_summary").fill_null(False))
-        .then(pl.lit("truncated hand: no summary"))
-        .when(~pl.col("has_hole").fill_null(False))
-        .then(pl.lit("truncated hand: no hole cards section"))
-        .when(pl.col("button_seat").is_null())
-        .then(pl.lit("no button seat"))
-        .when(pl.col("started_at").is_null())
-        .then(pl.lit("unreadable start time"))
-        .when(pl.col("total_pot").is_null() | pl.col("rake").is_null())
-        .then(pl.lit("missing or unreadable total pot / rake"))
-        .when(pl.col("limit_type").is_null())
-        .then(pl.lit("unknown betting limit"))
-        .when(pl.col("big_blind").is_null() | pl.col("small_blind").is_null())
-        .then(pl.lit("unreadable stakes"))
-        .when(pl.col("board").fill_null([]).list.drop_nulls().list.len() < pl.col("board").fill_null([]).list.len())
-        .then(pl.lit("unreadable board card"))
-        .when(pl.col("board").fill_null([]).list.len() > 5)
-        .then(pl.lit("more than five board cards")),
+        reason=first_problem(
+            (pl.col("partial").is_not_null(), "partial hand (the site marked it so)"),
+            (
+                pl.col("unsupported").fill_null(False) | pl.col("board_run").fill_null(False),
+                "run it twice is not supported",
+            ),
+            (~pl.col("has_summary").fill_null(False), "truncated hand: no summary"),
+            (~pl.col("has_hole").fill_null(False), "truncated hand: no hole cards section"),
+            (pl.col("button_seat").is_null(), "no button seat"),
+            (pl.col("started_at").is_null(), "unreadable start time"),
+            (
+                pl.col("total_pot").is_null() | pl.col("rake").is_null(),
+                "missing or unreadable total pot / rake",
+            ),
+            (pl.col("limit_type").is_null(), "unknown betting limit"),
+            (pl.col("big_blind").is_null() | pl.col("small_blind").is_null(), "unreadable stakes"),
+            (
+                pl.col("board").fill_null([]).list.drop_nulls().list.len() < pl.col("board").fill_null([]).list.len(),
+                "unreadable board card",
+            ),
+            (pl.col("board").fill_null([]).list.len() > 5, "more than five board cards"),
+        ),
     ).filter(pl.col("reason").is_not_null())
 
     return BlockParts(

@@ -43,6 +43,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     CURRENCY_SYMBOLS,
@@ -292,19 +293,22 @@ class GGPokerFormat(TextFormat):
         fixed = pl.col("limit_type") == "FL"
         first = money(pl.col("first"), scale)
         second = money(pl.col("second"), scale)
-        problem = (
-            pl.when(~pl.col("has_summary").fill_null(False))
-            .then(pl.lit("truncated hand: no summary"))
-            .when(~pl.col("has_hole").fill_null(False))
-            .then(pl.lit("truncated hand: no hole cards section"))
-            .when(pl.col("tables").fill_null(0) != 1)
-            .then(pl.lit("table line missing or repeated"))
-            .when(pl.col("total_value").is_null() | pl.col("bad_money").fill_null(True))
-            .then(pl.lit("missing or unreadable total pot / rake"))
-            .when(pl.col("third_run").fill_null(False))
-            .then(pl.lit("hand run three times: only two boards can be stored"))
-            .when(pl.col("cash_drop").fill_null(False))
-            .then(pl.lit("cash drop to pot: house money no action accounts for"))
+        problem = first_problem(
+            (~pl.col("has_summary").fill_null(False), "truncated hand: no summary"),
+            (~pl.col("has_hole").fill_null(False), "truncated hand: no hole cards section"),
+            (pl.col("tables").fill_null(0) != 1, "table line missing or repeated"),
+            (
+                pl.col("total_value").is_null() | pl.col("bad_money").fill_null(True),
+                "missing or unreadable total pot / rake",
+            ),
+            (
+                pl.col("third_run").fill_null(False),
+                "hand run three times: only two boards can be stored",
+            ),
+            (
+                pl.col("cash_drop").fill_null(False),
+                "cash drop to pot: house money no action accounts for",
+            ),
         )
         taken = [pl.col(f"{part}_value") for part in ("rake", "jackpot", "bingo")]
         return hands.with_columns(

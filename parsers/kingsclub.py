@@ -34,6 +34,7 @@ from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import street_amounts
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill
 from parsers.engine.stakes import blinds_and_bets
@@ -390,28 +391,27 @@ class _Block(Block):
     @staticmethod
     def _hand_problems(hands: pl.DataFrame) -> pl.DataFrame:
         board = pl.col("board")
-        reason = (
-            pl.when(pl.col("summaries").fill_null(0) != 1)
-            .then(pl.lit("truncated hand: summary missing or repeated"))
-            .when(pl.col("table_line_count").fill_null(0) != 1)
-            .then(pl.lit("table line missing or repeated"))
-            .when(pl.col("table_name").is_null() | pl.col("button_seat").is_null())
-            .then(pl.lit("unreadable table line"))
+        reason = first_problem(
+            (pl.col("summaries").fill_null(0) != 1, "truncated hand: summary missing or repeated"),
+            (pl.col("table_line_count").fill_null(0) != 1, "table line missing or repeated"),
+            (
+                pl.col("table_name").is_null() | pl.col("button_seat").is_null(),
+                "unreadable table line",
+            ),
             # Tournament tables ("Table 'T123 [4]'") play chips: no sample shows how they print.
-            .when(pl.col("table_name").str.contains(r"^T\d+ \[\d+\]$"))
-            .then(pl.lit("KingsClub tournament hands are not supported"))
-            .when(pl.col("started_at").is_null())
-            .then(pl.lit("missing or unreadable start time"))
-            .when(pl.col("big_blind").is_null())
-            .then(pl.lit("unreadable stakes"))
-            .when(pl.col("rake_line").is_not_null() & pl.col("rake").is_null())
-            .then(pl.lit("unreadable rake"))
-            .when(board.list.drop_nulls().list.len() < board.list.len())
-            .then(pl.lit("unreadable board card"))
-            .when(~board.list.len().is_in([0, 3, 4, 5]))
-            .then(pl.lit("wrong number of board cards"))
-            .when(pl.col("board2").is_not_null() & (pl.col("board2").list.len() != 5))
-            .then(pl.lit("unreadable second board"))
+            (
+                pl.col("table_name").str.contains(r"^T\d+ \[\d+\]$"),
+                "KingsClub tournament hands are not supported",
+            ),
+            (pl.col("started_at").is_null(), "missing or unreadable start time"),
+            (pl.col("big_blind").is_null(), "unreadable stakes"),
+            (pl.col("rake_line").is_not_null() & pl.col("rake").is_null(), "unreadable rake"),
+            (board.list.drop_nulls().list.len() < board.list.len(), "unreadable board card"),
+            (~board.list.len().is_in([0, 3, 4, 5]), "wrong number of board cards"),
+            (
+                pl.col("board2").is_not_null() & (pl.col("board2").list.len() != 5),
+                "unreadable second board",
+            ),
         )
         return hands.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
 

@@ -35,6 +35,7 @@ from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import street_amounts
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, local_to_utc
 from pipeline.profiles import SiteProfile
@@ -507,41 +508,38 @@ class _Block(Block):
     def _hand_problems(hands: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame:
         board = pl.col("board")
         codes = pl.col("street_codes").fill_null(pl.lit([], dtype=pl.List(pl.Int8)))
-        reason = (
-            pl.when(pl.col("game").is_null() | pl.col("table_name").is_null())
-            .then(pl.lit("table line missing or unreadable"))
-            .when(pl.col("summary_line").is_null())
-            .then(pl.lit("truncated hand: no summary"))
-            .when(pl.col("end_line").is_null())
-            .then(pl.lit("truncated hand: no end of hand line"))
-            .when(~pl.col("start_readable").fill_null(False))
-            .then(pl.lit("unreadable start time"))
-            .when(pl.col("limit_type").is_null())
-            .then(pl.lit("unknown betting limit"))
-            .when(pl.col("big_blind").is_null())
-            .then(pl.lit("unreadable stakes"))
-            .when(pl.col("rake").is_null())
-            .then(pl.lit("missing or unreadable rake"))
-            .when(pl.col("side_pots").is_null())
-            .then(pl.lit("no pot line"))
-            .when(pl.col("side_pots").list.drop_nulls().list.len() < pl.col("side_pots").list.len())
-            .then(pl.lit("unreadable pot amount"))
-            .when(
+        reason = first_problem(
+            (
+                pl.col("game").is_null() | pl.col("table_name").is_null(),
+                "table line missing or unreadable",
+            ),
+            (pl.col("summary_line").is_null(), "truncated hand: no summary"),
+            (pl.col("end_line").is_null(), "truncated hand: no end of hand line"),
+            (~pl.col("start_readable").fill_null(False), "unreadable start time"),
+            (pl.col("limit_type").is_null(), "unknown betting limit"),
+            (pl.col("big_blind").is_null(), "unreadable stakes"),
+            (pl.col("rake").is_null(), "missing or unreadable rake"),
+            (pl.col("side_pots").is_null(), "no pot line"),
+            (
+                pl.col("side_pots").list.drop_nulls().list.len() < pl.col("side_pots").list.len(),
+                "unreadable pot amount",
+            ),
+            (
                 pl.col("pot_names")
-                != pl.int_ranges(pl.col("pot_names").list.len()).cast(pl.List(pl.String))
-            )
-            .then(pl.lit("pots out of order"))
-            .when(codes != pl.int_ranges(1, codes.list.len() + 1).cast(pl.List(pl.Int8)))
-            .then(pl.lit("streets missing or out of order"))
-            .when(board.list.drop_nulls().list.len() < board.list.len())
-            .then(pl.lit("unreadable board card"))
-            .when(
+                != pl.int_ranges(pl.col("pot_names").list.len()).cast(pl.List(pl.String)),
+                "pots out of order",
+            ),
+            (
+                codes != pl.int_ranges(1, codes.list.len() + 1).cast(pl.List(pl.Int8)),
+                "streets missing or out of order",
+            ),
+            (board.list.drop_nulls().list.len() < board.list.len(), "unreadable board card"),
+            (
                 board.list.len()
-                != pl.when(codes.list.len() == 0).then(0).otherwise(codes.list.len() + 2)
-            )
-            .then(pl.lit("wrong number of board cards"))
-            .when(pl.col("button_seat").is_null())
-            .then(pl.lit("no button seat"))
+                != pl.when(codes.list.len() == 0).then(0).otherwise(codes.list.len() + 2),
+                "wrong number of board cards",
+            ),
+            (pl.col("button_seat").is_null(), "no button seat"),
         )
         return hands.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
 

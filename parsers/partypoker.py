@@ -51,6 +51,7 @@ from parsers.base import ParseResult
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.engine.assembly import HandTables, attach_hole_cards, finish
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
 from parsers.engine.lines import forward_fill, line_frame
 from pipeline.profiles import SiteProfile
@@ -796,22 +797,19 @@ def _legacy_parts(frame: pl.DataFrame) -> BlockParts:
     )
     checks = hands.join(structure, on="hand", how="left").select(
         "hand",
-        reason=pl.when(~pl.col("has_history").fill_null(False))
-        .then(pl.lit("truncated hand: no hand history line"))
-        .when(~pl.col("has_deal").fill_null(False))
-        .then(pl.lit("truncated hand: no cards dealt"))
-        .when(~pl.col("has_win").fill_null(False))
-        .then(pl.lit("truncated hand: no payout line"))
-        .when(pl.col("button_seat").is_null())
-        .then(pl.lit("no button seat"))
-        .when(pl.col("started_at").is_null())
-        .then(pl.lit("unreadable start time"))
-        .when(pl.col("big_blind").is_null())
-        .then(pl.lit("unreadable stakes"))
-        .when(pl.col("board").list.drop_nulls().list.len() < pl.col("board").list.len())
-        .then(pl.lit("unreadable board card"))
-        .when(pl.col("board").list.len() > 5)
-        .then(pl.lit("more than five board cards")),
+        reason=first_problem(
+            (~pl.col("has_history").fill_null(False), "truncated hand: no hand history line"),
+            (~pl.col("has_deal").fill_null(False), "truncated hand: no cards dealt"),
+            (~pl.col("has_win").fill_null(False), "truncated hand: no payout line"),
+            (pl.col("button_seat").is_null(), "no button seat"),
+            (pl.col("started_at").is_null(), "unreadable start time"),
+            (pl.col("big_blind").is_null(), "unreadable stakes"),
+            (
+                pl.col("board").list.drop_nulls().list.len() < pl.col("board").list.len(),
+                "unreadable board card",
+            ),
+            (pl.col("board").list.len() > 5, "more than five board cards"),
+        ),
     ).filter(pl.col("reason").is_not_null())
 
     return BlockParts(
@@ -1524,37 +1522,35 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
         .join(paid, on="hand", how="left")
         .select(
             "hand",
-            reason=pl.when(~pl.col("has_deal").fill_null(False))
-            .then(pl.lit("truncated hand: no cards dealt"))
-            .when(~pl.col("has_summary").fill_null(False))
-            .then(pl.lit("truncated hand: no summary"))
-            .when(~pl.col("has_pots").fill_null(False))
-            .then(pl.lit("truncated hand: no pot line in the summary"))
-            .when(pl.col("paid").is_null())
-            .then(pl.lit("truncated hand: nobody collected in the summary"))
-            .when(pl.col("repeated").fill_null(False))
-            .then(pl.lit("a line printed once per hand is repeated"))
-            .when(pl.col("button_seat").is_null())
-            .then(pl.lit("no button seat"))
-            .when(pl.col("table_name").is_null())
-            .then(pl.lit("table line missing"))
-            .when(pl.col("started_at").is_null())
-            .then(pl.lit("unreadable start time"))
-            .when(pl.col("big_blind").is_null() | pl.col("small_blind").is_null())
-            .then(pl.lit("unreadable stakes"))
-            .when(pl.col("currency").is_null())
-            .then(pl.lit("unknown currency: no single currency symbol on the seat amounts"))
-            .when(pl.col("bad_pots").fill_null(True))
-            .then(pl.lit("unreadable pot or rake amount"))
-            .when(board.list.drop_nulls().list.len() < board.list.len())
-            .then(pl.lit("unreadable board card"))
-            .when(board.list.len() > 5)
-            .then(pl.lit("more than five board cards"))
-            .when(
-                pl.col("summary_board").is_not_null()
-                & (pl.col("summary_board") != board).fill_null(True)
-            )
-            .then(pl.lit("summary board differs from the cards dealt")),
+            reason=first_problem(
+                (~pl.col("has_deal").fill_null(False), "truncated hand: no cards dealt"),
+                (~pl.col("has_summary").fill_null(False), "truncated hand: no summary"),
+                (
+                    ~pl.col("has_pots").fill_null(False),
+                    "truncated hand: no pot line in the summary",
+                ),
+                (pl.col("paid").is_null(), "truncated hand: nobody collected in the summary"),
+                (pl.col("repeated").fill_null(False), "a line printed once per hand is repeated"),
+                (pl.col("button_seat").is_null(), "no button seat"),
+                (pl.col("table_name").is_null(), "table line missing"),
+                (pl.col("started_at").is_null(), "unreadable start time"),
+                (
+                    pl.col("big_blind").is_null() | pl.col("small_blind").is_null(),
+                    "unreadable stakes",
+                ),
+                (
+                    pl.col("currency").is_null(),
+                    "unknown currency: no single currency symbol on the seat amounts",
+                ),
+                (pl.col("bad_pots").fill_null(True), "unreadable pot or rake amount"),
+                (board.list.drop_nulls().list.len() < board.list.len(), "unreadable board card"),
+                (board.list.len() > 5, "more than five board cards"),
+                (
+                    pl.col("summary_board").is_not_null()
+                    & (pl.col("summary_board") != board).fill_null(True),
+                    "summary board differs from the cards dealt",
+                ),
+            ),
         )
         .filter(pl.col("reason").is_not_null())
     )

@@ -40,6 +40,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     CURRENCY_SYMBOLS,
@@ -310,18 +311,19 @@ class PkrFormat(TextFormat):
             .join(counts, on="hand", how="left")
         )
         scale = pl.col("money_scale")
-        problem = (
-            pl.when(~pl.col("has_end").fill_null(False))
-            .then(pl.lit("truncated hand: no end of hand line"))
-            .when(~pl.col("has_cards").fill_null(False))
-            .then(pl.lit("truncated hand: no dealing"))
-            .when(pl.col("total_pot").is_null() | pl.col("bad_sizes").fill_null(True))
-            .then(pl.lit("missing or unreadable pot sizes"))
-            .when(pl.col("bad_rake").fill_null(False))
-            .then(pl.lit("unreadable rake"))
+        problem = first_problem(
+            (~pl.col("has_end").fill_null(False), "truncated hand: no end of hand line"),
+            (~pl.col("has_cards").fill_null(False), "truncated hand: no dealing"),
+            (
+                pl.col("total_pot").is_null() | pl.col("bad_sizes").fill_null(True),
+                "missing or unreadable pot sizes",
+            ),
+            (pl.col("bad_rake").fill_null(False), "unreadable rake"),
             # A cash table's currency is read from the blinds' symbol ("Blinds are now $2 / $4").
-            .when(pl.col("currency").is_null())
-            .then(pl.lit("unknown currency: no currency symbol on the blinds line"))
+            (
+                pl.col("currency").is_null(),
+                "unknown currency: no currency symbol on the blinds line",
+            ),
         )
         return hands.with_columns(
             small_blind=money(pl.col("first"), scale),

@@ -39,6 +39,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     EMPTY_CARDS,
@@ -225,17 +226,15 @@ class WinamaxFormat(TextFormat):
         hands = hands.with_columns(
             has_summary=pl.col("hand").is_in(has_summary["hand"].implode()),
         )
-        problem = (
-            pl.when(~pl.col("has_summary"))
-            .then(pl.lit("truncated hand: no summary"))
-            .when(pl.col("tables").fill_null(0) != 1)
-            .then(pl.lit("table line missing or repeated"))
-            .when(
+        problem = first_problem(
+            (~pl.col("has_summary"), "truncated hand: no summary"),
+            (pl.col("tables").fill_null(0) != 1, "table line missing or repeated"),
+            (
                 ~pl.col("total_ok").fill_null(False)
                 | (pl.col("total_pot").is_null() & ~pl.col("abbreviated"))
-                | pl.col("rake").is_null()
-            )
-            .then(pl.lit("missing or unreadable total pot / rake"))
+                | pl.col("rake").is_null(),
+                "missing or unreadable total pot / rake",
+            ),
         )
         return hands.with_columns(
             **blinds_and_bets(fixed, first, second),

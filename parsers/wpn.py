@@ -35,6 +35,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     CURRENCY_SYMBOLS,
@@ -316,15 +317,14 @@ class WpnFormat(TextFormat):
         fixed = pl.col("limit_type") == "FL"
         first = money(pl.col("first"), scale)
         second = money(pl.col("second"), scale)
-        problem = (
-            pl.when(~pl.col("has_summary").fill_null(False))
-            .then(pl.lit("truncated hand: no summary"))
-            .when(~pl.col("has_hole").fill_null(False))
-            .then(pl.lit("truncated hand: no hole cards section"))
-            .when(pl.col("tables").fill_null(0) != 1)
-            .then(pl.lit("table line missing or repeated"))
-            .when(pl.col("total_pot").is_null() | pl.col("money_bad").fill_null(True))
-            .then(pl.lit("missing or unreadable total pot / rake"))
+        problem = first_problem(
+            (~pl.col("has_summary").fill_null(False), "truncated hand: no summary"),
+            (~pl.col("has_hole").fill_null(False), "truncated hand: no hole cards section"),
+            (pl.col("tables").fill_null(0) != 1, "table line missing or repeated"),
+            (
+                pl.col("total_pot").is_null() | pl.col("money_bad").fill_null(True),
+                "missing or unreadable total pot / rake",
+            ),
         )
         return hands.with_columns(
             **blinds_and_bets(fixed, first, second),

@@ -38,6 +38,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     EMPTY_CARDS,
@@ -299,13 +300,16 @@ class WpnOldFormat(TextFormat):
         fixed = pl.col("limit_type") == "FL"
         first = money(pl.col("first"), scale)
         second = money(pl.col("second"), scale)
-        problem = (
-            pl.when(~pl.col("has_summary").fill_null(False) | ~pl.col("has_end").fill_null(False))
-            .then(pl.lit("truncated hand: no summary"))
-            .when(pl.col("game_ids").fill_null(0) != 1)
-            .then(pl.lit("Game ID line missing or repeated"))
-            .when(pl.col("total_pot").is_null() | pl.col("printed_rake").is_null())
-            .then(pl.lit("missing or unreadable pot / rake"))
+        problem = first_problem(
+            (
+                ~pl.col("has_summary").fill_null(False) | ~pl.col("has_end").fill_null(False),
+                "truncated hand: no summary",
+            ),
+            (pl.col("game_ids").fill_null(0) != 1, "Game ID line missing or repeated"),
+            (
+                pl.col("total_pot").is_null() | pl.col("printed_rake").is_null(),
+                "missing or unreadable pot / rake",
+            ),
         )
         return hands.with_columns(
             **blinds_and_bets(fixed, first, second),

@@ -8,11 +8,24 @@ from __future__ import annotations
 
 import polars as pl
 
-__all__ = ["MAX_SEATS", "actor_problems", "card_problems", "seat_problems"]
+__all__ = ["MAX_SEATS", "actor_problems", "card_problems", "first_problem", "seat_problems"]
 
 # No Omaha table seats more players: a hand listing more is damaged (fuzzing spliced 200 seat
 # lines and every text format parsed it), and parsers/engine/kernels.py assumes a handful per street.
 MAX_SEATS = 10
+
+
+def first_problem(*checks: tuple[pl.Expr, str]) -> pl.Expr:
+    """The reason of the first check whose condition holds, null where none does.
+
+    A site lists its own checks as ``(condition, reason)`` pairs, in the order that decides
+    which reason a damaged hand gets (the root cause first).
+    """
+    (condition, reason), *rest = checks
+    chain = pl.when(condition).then(pl.lit(reason))
+    for condition, reason in rest:
+        chain = chain.when(condition).then(pl.lit(reason))
+    return chain
 
 
 def seat_problems(seats: pl.DataFrame) -> pl.DataFrame:

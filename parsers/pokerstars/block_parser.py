@@ -14,7 +14,7 @@ import polars as pl
 from parsers.base import ParseResult
 from parsers.columns import cards_list, is_partial_show, local_time_to_utc, money
 from parsers.engine.betting import ordered_actions, street_amounts
-from parsers.engine.checks import actor_problems, card_problems, seat_problems
+from parsers.engine.checks import actor_problems, card_problems, first_problem, seat_problems
 from parsers.engine.line_forms import classify
 from parsers.engine.lines import fill_from_rows
 from parsers.engine.stakes import blinds_and_bets
@@ -598,27 +598,23 @@ class BlockParser:
             tables=(pl.col("kind") == KIND_TABLE).sum(),
         )
         checks = hands.join(summary, on="hand", how="left")
-        reason = (
-            pl.when(~pl.col("has_summary").fill_null(False))
-            .then(pl.lit("truncated hand: no summary"))
-            .when(~pl.col("has_hole").fill_null(False))
-            .then(pl.lit("truncated hand: no hole cards section"))
-            .when(pl.col("tables") != 1)
-            .then(pl.lit("table line missing or repeated"))
-            .when(pl.col("button_seat").is_null())
-            .then(pl.lit("no button seat"))
-            .when(pl.col("started_at").is_null())
-            .then(pl.lit("unreadable start time"))
-            .when(pl.col("total_pot").is_null() | pl.col("rake").is_null())
-            .then(pl.lit("missing or unreadable total pot / rake"))
-            .when(pl.col("limit_type").is_null())
-            .then(pl.lit("unknown betting limit"))
-            .when(pl.col("big_blind").is_null())
-            .then(pl.lit("unreadable stakes"))
-            .when(pl.col("board").list.drop_nulls().list.len() < pl.col("board").list.len())
-            .then(pl.lit("unreadable board card"))
-            .when(pl.col("board").list.len() > 5)
-            .then(pl.lit("more than five board cards"))
+        reason = first_problem(
+            (~pl.col("has_summary").fill_null(False), "truncated hand: no summary"),
+            (~pl.col("has_hole").fill_null(False), "truncated hand: no hole cards section"),
+            (pl.col("tables") != 1, "table line missing or repeated"),
+            (pl.col("button_seat").is_null(), "no button seat"),
+            (pl.col("started_at").is_null(), "unreadable start time"),
+            (
+                pl.col("total_pot").is_null() | pl.col("rake").is_null(),
+                "missing or unreadable total pot / rake",
+            ),
+            (pl.col("limit_type").is_null(), "unknown betting limit"),
+            (pl.col("big_blind").is_null(), "unreadable stakes"),
+            (
+                pl.col("board").list.drop_nulls().list.len() < pl.col("board").list.len(),
+                "unreadable board card",
+            ),
+            (pl.col("board").list.len() > 5, "more than five board cards"),
         )
         return checks.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
 

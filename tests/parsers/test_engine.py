@@ -11,6 +11,7 @@ import pytest
 
 from parsers import parse_bytes
 from parsers.engine.betting import ordered_actions
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify
 from parsers.engine.lines import line_frame
 from tests.parsers import test_absolute, test_partypoker, test_winamax
@@ -121,3 +122,12 @@ def test_actions_are_ordered_numbered_per_hand_and_clipped_to_the_betting_street
     assert ordered["seq"].to_list() == [0, 1, 2, 0, 1]
     assert ordered["street"].to_list() == [0, 0, 2, 0, 3]
     assert (ordered["street"].dtype, ordered["seq"].dtype) == (pl.Int8, pl.Int32)
+
+
+def test_first_problem_gives_the_first_reason_that_holds() -> None:
+    frame = pl.DataFrame({"a": [True, False, True, False], "b": [True, True, False, None]})
+    reasons = frame.select(
+        reason=first_problem((pl.col("a"), "first"), (pl.col("b"), "second"))
+    )["reason"].to_list()
+    # The first check wins where both hold; a null condition does not hold.
+    assert reasons == ["first", "second", "first", None]
