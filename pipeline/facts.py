@@ -350,10 +350,21 @@ def compute_fact_parts(root: str, tasks: Sequence[FactTask]) -> list[tuple[FactP
     results = []
     created: set[str] = set()
     written: dict[str, str] = {}  # output -> this batch's temporary file (not renamed yet)
+    # The rows just written for the current hands part, by output: the next models of the part
+    # read them from memory rather than decode the file again (the same rows, in the same order).
+    in_memory: dict[str, pa.Table] = {}
+    hand_part = None
     try:
         for task in tasks:
-            part, temporary = _compute(connection, base, task, models, schemas, created, written)
+            if task.hand_part != hand_part:  # no later task reads the last part's facts
+                in_memory.clear()
+                hand_part = task.hand_part
+            part, temporary, table = _compute(
+                connection, base, task, models, schemas, created, written, in_memory
+            )
             written[task.output] = temporary
+            if table is not None:
+                in_memory[task.output] = table
             results.append((part, temporary))
     finally:
         connection.close()
@@ -368,14 +379,17 @@ def _compute(
     schemas: Mapping[str, pa.Schema],
     created: set[str],
     written: Mapping[str, str],
-) -> tuple[FactPart, str]:
+    in_memory: Mapping[str, pa.Table],
+) -> tuple[FactPart, str, pa.Table | None]:
+    """Compute ``task`` into a temporary file; return its manifest row, the file (relative) and
+    the rows written when they were sorted in Arrow (None when DuckDB wrote them)."""
     from pipeline.dataset import fsync_file, new_temporary_path
     from pipeline.stats import MATERIALISED, Sources, _model_statement
 
     given = dict(task.inputs)
     # The fact models it reads come from this part's stored facts of them, where there are any.
     stored = {
-        model: found
+        model: (found, outputs)
         for model, outputs in given.items()
         if model.startswith(MATERIALISED)
         and (found := _stored_fact(base, outputs, written)) is not None
@@ -390,7 +404,12 @@ def _compute(
         Sources(base, paths, dict(schemas)).point(connection, audit_of_hands=True)
     for stem in needed[:-1]:
         if stem in stored:
-            relation = connection.sql("select * from read_parquet(?)", params=[stored[stem]])
+            path, outputs = stored[stem]
+            table = next((in_memory[output] for output in outputs if output in in_memory), None)
+            if table is None:
+                relation = connection.sql("select * from read_parquet(?)", params=[path])
+            else:  # the rows this batch just wrote to ``path``
+                relation = connection.from_arrow(table)
             relation.create_view(stem, replace=True)
         elif stem.startswith(MATERIALISED):  # no stored facts of it: computed again
             body = models[stem].strip().rstrip(";")
@@ -412,8 +431,10 @@ def _compute(
     order = [c for c in ("account", "player", "site", "hand_id") if c in columns]
     temporary = new_temporary_path((base / task.output).parent)
     query = f"select {selected} from {task.model}"
+    table = None
     if task.hands <= ARROW_HANDS:
-        rows_written = connection.from_arrow(_write_in_arrow(connection, query, order, temporary))
+        table = _write_in_arrow(connection, query, order, temporary)
+        rows_written = connection.from_arrow(table)
     else:
         ordering = f" order by {', '.join(order)} nulls last" if order else ""
         # Column names come from hilo's models; the path is a temporary name hilo made (hex).
@@ -436,7 +457,7 @@ def _compute(
         stakes=stakes,
         accounts=accounts,
     )
-    return part, temporary.relative_to(base).as_posix()
+    return part, temporary.relative_to(base).as_posix(), table
 
 
 def _stored_fact(base: Path, outputs: Sequence[str], written: Mapping[str, str]) -> str | None:
