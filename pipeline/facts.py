@@ -85,6 +85,10 @@ BATCH_HANDS = 20_000
 # DuckDB's sort and writer (measured on a 20,000-hand part); larger ones (compacted parts: up to
 # ~280,000 hands) by DuckDB, which keeps to the task's memory limit by spilling.
 ARROW_HANDS = 60_000
+# Fact parts are sorted by these of their columns (account first: see ROW_GROUP_ROWS).
+SORT_COLUMNS = ("account", "player", "site", "hand_id")
+# DuckDB's 128-bit integers (sums of int64), stored as int64.
+WIDE_INTEGERS = ("HUGEINT", "UHUGEINT")
 # Commit the manifest at least this often while tasks complete (a kill loses at most that).
 COMMIT_SECONDS = 5.0
 
@@ -418,28 +422,32 @@ def _compute(
             connection.execute(_model_statement(stem, models[stem]))
             created.add(stem)
     body = models[task.model].strip().rstrip(";")
-    connection.execute(f"create or replace view {task.model} as\n{body}")
-    described = connection.execute(f"describe {task.model}").fetchall()
-    columns = {row[0] for row in described}
-    # Parquet has no 128-bit integer (DuckDB would write a double): sums of int64 amounts
-    # are stored as int64, a cast that fails loudly rather than rounds if one overflowed.
-    selected = ", ".join(
-        f'cast("{name}" as bigint) as "{name}"' if kind in ("HUGEINT", "UHUGEINT")
-        else f'"{name}"'
-        for name, kind, *_ in described
-    )
-    order = [c for c in ("account", "player", "site", "hand_id") if c in columns]
     temporary = new_temporary_path((base / task.output).parent)
-    query = f"select {selected} from {task.model}"
     table = None
     if task.hands <= ARROW_HANDS:
-        table = _write_in_arrow(connection, query, order, temporary)
+        # The model bound once, as a relation: its columns and types come with it.
+        relation = connection.sql(body)
+        columns = set(relation.columns)
+        order = [c for c in SORT_COLUMNS if c in columns]
+        wide = [name for name, kind in zip(relation.columns, relation.types, strict=True)
+                if str(kind) in WIDE_INTEGERS]
+        table = _write_in_arrow(relation, wide, order, temporary)
         rows_written = connection.from_arrow(table)
     else:
+        connection.execute(f"create or replace view {task.model} as\n{body}")
+        described = connection.execute(f"describe {task.model}").fetchall()
+        columns = {row[0] for row in described}
+        # Parquet has no 128-bit integer (DuckDB would write a double): sums of int64 amounts
+        # are stored as int64, a cast that fails loudly rather than rounds if one overflowed.
+        selected = ", ".join(
+            f'cast("{name}" as bigint) as "{name}"' if kind in WIDE_INTEGERS else f'"{name}"'
+            for name, kind, *_ in described
+        )
+        order = [c for c in SORT_COLUMNS if c in columns]
         ordering = f" order by {', '.join(order)} nulls last" if order else ""
         # Column names come from hilo's models; the path is a temporary name hilo made (hex).
         connection.execute(
-            f"copy ({query}{ordering}) to '{temporary}'"
+            f"copy (select {selected} from {task.model}{ordering}) to '{temporary}'"
             f" (format parquet, compression zstd, row_group_size {ROW_GROUP_ROWS})"
         )
         rows_written = connection.sql("select * from read_parquet(?)", params=[str(temporary)])
@@ -471,17 +479,28 @@ def _stored_fact(base: Path, outputs: Sequence[str], written: Mapping[str, str])
 
 
 def _write_in_arrow(
-    connection: duckdb.DuckDBPyConnection, query: str, order: list[str], path: Path
+    relation: duckdb.DuckDBPyRelation, wide: Sequence[str], order: list[str], path: Path
 ) -> pa.Table:
-    """The rows of ``query`` sorted by ``order`` (nulls last) into a Parquet file at ``path``."""
+    """The rows of ``relation`` sorted by ``order`` (nulls last) into a Parquet file at
+    ``path``; its ``wide`` (128-bit integer) columns as int64."""
     import pyarrow.compute as pc
 
-    table = connection.sql(query).to_arrow_table()
+    table = relation.to_arrow_table()
+    for name in wide:
+        # Parquet has no 128-bit integer (DuckDB gives Arrow a decimal128): sums of int64
+        # amounts are stored as int64, a cast that fails loudly rather than rounds if one
+        # overflowed (as DuckDB's cast to bigint does).
+        index = table.schema.get_field_index(name)
+        table = table.set_column(index, name, table.column(index).cast(pa.int64()))
     if order:
         keys = [(column, "ascending") for column in order]  # nulls at the end: the default
         table = table.take(pc.sort_indices(table, sort_keys=keys))
     pq.write_table(
-        table, path, compression="zstd", write_statistics=True, row_group_size=ROW_GROUP_ROWS
+        table,
+        path,
+        compression="zstd",
+        write_statistics=True,
+        row_group_size=ROW_GROUP_ROWS,
     )
     return table
 
