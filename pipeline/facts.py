@@ -87,6 +87,10 @@ BATCH_HANDS = 20_000
 ARROW_HANDS = 60_000
 # Fact parts are sorted by these of their columns (account first: see ROW_GROUP_ROWS).
 SORT_COLUMNS = ("account", "player", "site", "hand_id")
+# Columns whose values seldom repeat within a row group (one a hand, or a stack): stored
+# without a dictionary, which only added to them (fct_hand_players: 13 % smaller, 10 % faster to
+# write, on a 20,000-hand part).
+PLAIN_COLUMNS = frozenset({"hand_id", "started_at", "stack_start"})
 # DuckDB's 128-bit integers (sums of int64), stored as int64.
 WIDE_INTEGERS = ("HUGEINT", "UHUGEINT")
 # Commit the manifest at least this often while tasks complete (a kill loses at most that).
@@ -501,6 +505,7 @@ def _write_in_arrow(
         compression="zstd",
         write_statistics=True,
         row_group_size=ROW_GROUP_ROWS,
+        use_dictionary=[name for name in table.column_names if name not in PLAIN_COLUMNS],
     )
     return table
 
