@@ -361,7 +361,7 @@ def compute_fact_parts(root: str, tasks: Sequence[FactTask]) -> list[tuple[FactP
     # The rows just written for the current hands part, by output: the next models of the part
     # read them from memory rather than decode the file again (the same rows, in the same order).
     in_memory: dict[str, pa.Table] = {}
-    hand_part = None
+    hand_part: str | None = None
     try:
         for task in tasks:
             if task.hand_part != hand_part:  # no later task reads the last part's facts
@@ -433,8 +433,8 @@ def _compute(
         relation = connection.sql(body)
         columns = set(relation.columns)
         order = [c for c in SORT_COLUMNS if c in columns]
-        wide = [name for name, kind in zip(relation.columns, relation.types, strict=True)
-                if str(kind) in WIDE_INTEGERS]
+        types = zip(relation.columns, relation.types, strict=True)
+        wide = [name for name, kind in types if str(kind) in WIDE_INTEGERS]
         table = _write_in_arrow(relation, wide, order, temporary)
         rows_written = connection.from_arrow(table)
     else:
