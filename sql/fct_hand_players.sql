@@ -1,7 +1,7 @@
 -- fct_hand_players: one player's hand as flags: each statistic's chance (its
 -- denominator) and whether it was taken (its numerator), plus money.
 -- grain: one row per hand and player dealt in (site, hand_id, player).
--- inputs: int_hand_players (dealt-in players), int_hands.
+-- inputs: int_hand_players (the players dealt in), int_hands.
 -- account: the player's screen name on the site (identity = site, account);
 -- at anonymous tables (int_hands.is_anonymous) '[ME]' for the hero and null
 -- for everyone else, whose position labels name nobody.
@@ -40,7 +40,6 @@ hands as (
 actions as (
 
     select * from int_hand_players
-    where is_dealt
 
 ),
 

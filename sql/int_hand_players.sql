@@ -1,12 +1,14 @@
 -- int_hand_players: one player's seat in one hand, what the player did and
 -- what the player got.
--- grain: one row per hand and player with a seat, an action, a collection or
--- a computed payout (site, hand_id, player); is_dealt marks the players dealt
--- in (a seat in stg_seats).
+-- grain: one row per hand and player dealt in (site, hand_id, player): a
+-- seat in stg_seats (the parsers store a player once per hand).
 -- inputs: stg_seats, stg_actions, stg_collections, stg_payouts.
--- One pass over the seats, the actions, the recorded collections and the
--- audit's main-pot payouts, stacked, with few aggregates (this is the widest
--- table: a join of the seats with the actions would hold both in memory).
+-- The actions are summed per hand and player first (one pass, few
+-- aggregates), the recorded collections and the audit's main-pot payouts
+-- likewise, and each seat takes its player's sums (a player with no action,
+-- collection or payout has zeros). (Summing the seats, actions, collections
+-- and payouts stacked, in one pass, cost more: every aggregate then ran over
+-- every stacked row.)
 -- Each decision is one integer, seq * 32 + street * 8 + kind_code, so the
 -- sorted list of them is in seq order; per-street counters are packed 8 bits
 -- a street (street s in bits 8s to 8s+7) in one sum. The final select
@@ -54,127 +56,101 @@ payouts as (
 
 ),
 
-stacked as (
+acted as (
 
     select
         site,
         hand_id,
         player,
-        0 as source,
-        street,
-        kind_code,
-        chips_in,
-        to_amount,
-        seq * 32 + street * 8 + kind_code as decision_code,
-        cast(1 as bigint) << (8 * street) as street_unit,
-        null::varchar as half,
-        null::bigint as amount,
-        null::smallint as seat,
-        null::varchar as position,
-        null::bigint as stack_start,
-        null::boolean as is_hero
+        sum(chips_in) as put_in,
+        sum(chips_in) filter (where kind_code >= 5) as posted,
+        max(to_amount) filter (where street = 0 and kind_code = 5)
+            as live_blind,
+        list_sort(
+            list(seq * 32 + street * 8 + kind_code) filter (
+                where kind_code <= 4
+            )
+        ) as decisions,
+        sum(cast(1 as bigint) << (8 * street)) filter (where kind_code <= 4)
+            as decision_counts,
+        sum(cast(1 as bigint) << (8 * street)) filter (where kind_code = 2)
+            as call_counts,
+        sum(cast(1 as bigint) << (8 * street)) filter (where kind_code = 3)
+            as bet_counts,
+        sum(cast(1 as bigint) << (8 * street)) filter (where kind_code = 4)
+            as raise_counts
     from actions
+    group by site, hand_id, player
 
-    union all
+),
+
+collected as (
 
     select
         site,
         hand_id,
         player,
-        1 as source,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        amount,
-        null,
-        null,
-        null,
-        null
+        sum(amount) as collected
     from collections
+    group by site, hand_id, player
 
-    union all
+),
+
+main_pot_paid as (
 
     select
         site,
         hand_id,
         player,
-        2 as source,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        half,
-        amount,
-        null,
-        null,
-        null,
-        null
+        bool_or(half = 'high') as got_high,
+        bool_or(half = 'low') as got_low,
+        bool_or(half = 'scoop') as got_whole,
+        sum(amount) as main_pot_collected
     from payouts
     where pot_index = 0 and board_index = 0
-
-    union all
-
-    select
-        site,
-        hand_id,
-        player,
-        3 as source,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        seat,
-        position,
-        stack_start,
-        is_hero
-    from seats
+    group by site, hand_id, player
 
 ),
 
 grouped as (
 
     select
-        site,
-        hand_id,
-        player,
-        coalesce(sum(chips_in), 0) as put_in,
-        coalesce(sum(chips_in) filter (where kind_code >= 5), 0) as posted,
-        coalesce(max(to_amount) filter (
-            where street = 0 and kind_code = 5
-        ), 0) as live_blind,
-        list_sort(list(decision_code) filter (where kind_code <= 4))
-            as decisions,
-        coalesce(sum(street_unit) filter (where kind_code <= 4), 0)
-            as decision_counts,
-        coalesce(sum(street_unit) filter (where kind_code = 2), 0)
-            as call_counts,
-        coalesce(sum(street_unit) filter (where kind_code = 3), 0)
-            as bet_counts,
-        coalesce(sum(street_unit) filter (where kind_code = 4), 0)
-            as raise_counts,
-        coalesce(sum(amount) filter (where source = 1), 0) as collected,
-        coalesce(bool_or(half = 'high'), false) as got_high,
-        coalesce(bool_or(half = 'low'), false) as got_low,
-        coalesce(bool_or(half = 'scoop'), false) as got_whole,
-        coalesce(sum(amount) filter (where source = 2), 0)
-            as main_pot_collected,
-        count(*) filter (where source = 3) > 0 as is_dealt,
-        max(seat) as seat,
-        max(position) as position,
-        max(stack_start) as stack_start,
-        coalesce(bool_or(is_hero), false) as is_hero
-    from stacked
-    group by site, hand_id, player
+        seats.site,
+        seats.hand_id,
+        seats.player,
+        seats.seat,
+        seats.position,
+        seats.stack_start,
+        seats.is_hero,
+        coalesce(acted.put_in, 0) as put_in,
+        coalesce(acted.posted, 0) as posted,
+        coalesce(acted.live_blind, 0) as live_blind,
+        acted.decisions,
+        coalesce(acted.decision_counts, 0) as decision_counts,
+        coalesce(acted.call_counts, 0) as call_counts,
+        coalesce(acted.bet_counts, 0) as bet_counts,
+        coalesce(acted.raise_counts, 0) as raise_counts,
+        coalesce(collected.collected, 0) as collected,
+        coalesce(main_pot_paid.got_high, false) as got_high,
+        coalesce(main_pot_paid.got_low, false) as got_low,
+        coalesce(main_pot_paid.got_whole, false) as got_whole,
+        coalesce(main_pot_paid.main_pot_collected, 0) as main_pot_collected
+    from seats
+    left join acted
+        on
+            seats.site = acted.site
+            and seats.hand_id = acted.hand_id
+            and seats.player = acted.player
+    left join collected
+        on
+            seats.site = collected.site
+            and seats.hand_id = collected.hand_id
+            and seats.player = collected.player
+    left join main_pot_paid
+        on
+            seats.site = main_pot_paid.site
+            and seats.hand_id = main_pot_paid.hand_id
+            and seats.player = main_pot_paid.player
 
 ),
 
@@ -197,7 +173,6 @@ final as (
         site,
         hand_id,
         player,
-        is_dealt,
         seat,
         position,
         stack_start,

@@ -472,3 +472,37 @@ def test_each_part_reads_only_its_audit_files_even_after_compaction(first: Path)
     assert any(len(dict(task.inputs)["audit_payouts"]) == len(every) for task in tasks)
     assert_frame_equal(stored_facts(first), reference_facts(first))
     assert_same_stats(first)
+
+
+def test_wide_sums_are_stored_as_int64_or_fail_loudly(tmp_path: Path) -> None:
+    """A model's 128-bit integer sums are written as int64, sorted rows and all; a sum beyond
+    int64 raises rather than rounds (as DuckDB's cast to bigint did before)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipeline.stats import connect
+
+    connection = connect(":memory:", threads=1)
+    try:
+        relation = connection.sql(
+            "select account, sum(amount::bigint) * 1000000 as micros"
+            " from (values ('b', 2), ('a', 1)) as rows(account, amount) group by account"
+        )
+        assert [str(kind) for kind in relation.types][-1] == "HUGEINT"
+        written = facts_module._write_in_arrow(
+            relation, ["micros"], ["account"], tmp_path / "part.parquet"
+        )
+        stored = pq.read_table(tmp_path / "part.parquet")
+        assert stored.equals(written)
+        assert stored.schema.field("micros").type == pa.int64()
+        assert stored.to_pylist() == [
+            {"account": "a", "micros": 1_000_000},
+            {"account": "b", "micros": 2_000_000},
+        ]
+        too_large = connection.sql(
+            "select sum(x) * 10 as micros from (values (4611686018427387904)) as rows(x)"
+        )
+        with pytest.raises(pa.ArrowInvalid):
+            facts_module._write_in_arrow(too_large, ["micros"], [], tmp_path / "large.parquet")
+    finally:
+        connection.close()
