@@ -384,7 +384,10 @@ def duplicate_seat(text: str, rng: random.Random, foreign: Sequence[str]) -> str
     else:  # two players on one seat number
         match_a, match_b = SEAT_LINE.match(lines[a]), SEAT_LINE.match(lines[b])
         assert match_a and match_b
-        lines[b] = f"{match_b[1]}{match_a[2]}{match_b[3]}"
+        if match_a[2] == match_b[2]:  # one seat's setup and summary lines: copy one instead
+            lines.insert(a, lines[a])
+        else:
+            lines[b] = f"{match_b[1]}{match_a[2]}{match_b[3]}"
     return "\n".join(lines)
 
 

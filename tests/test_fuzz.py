@@ -28,6 +28,7 @@ from parsers import parse_bytes
 from parsers.engine.checks import actor_problems
 from parsers.text import decode_lines
 from tests.fuzzing import (
+    CORPUS,
     HARMLESS_LINES,
     MUTATORS,
     NUMBER,
@@ -162,6 +163,8 @@ def test_a_free_line_without_money_or_cards_is_a_note(seeds: Seeds, site: str) -
         ], (site, line, position, notes)
         assert data[kept["source_offset"][0] :].startswith(line.encode())
         checked += 1
+    if not checked and not CORPUS.exists():
+        pytest.skip(f"no seed hand of {site} parses on its own without the corpus at {CORPUS}")
     assert checked, f"no seed hand of {site} parses on its own"
 
 
