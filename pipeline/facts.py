@@ -42,7 +42,7 @@ import datetime as dt
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, Future, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -427,27 +427,24 @@ def _compute(
             created.add(stem)
     body = models[task.model].strip().rstrip(";")
     temporary = new_temporary_path((base / task.output).parent)
+    # The model bound once, as a relation: its columns and types come with it.
+    relation = connection.sql(body)
+    columns = set(relation.columns)
+    order = [c for c in SORT_COLUMNS if c in columns]
+    types = zip(relation.columns, relation.types, strict=True)
+    wide = {name for name, kind in types if str(kind) in WIDE_INTEGERS}
     table = None
     if task.hands <= ARROW_HANDS:
-        # The model bound once, as a relation: its columns and types come with it.
-        relation = connection.sql(body)
-        columns = set(relation.columns)
-        order = [c for c in SORT_COLUMNS if c in columns]
-        types = zip(relation.columns, relation.types, strict=True)
-        wide = [name for name, kind in types if str(kind) in WIDE_INTEGERS]
         table = _write_in_arrow(relation, wide, order, temporary)
         rows_written = connection.from_arrow(table)
     else:
-        connection.execute(f"create or replace view {task.model} as\n{body}")
-        described = connection.execute(f"describe {task.model}").fetchall()
-        columns = {row[0] for row in described}
+        relation.create_view(task.model, replace=True)
         # Parquet has no 128-bit integer (DuckDB would write a double): sums of int64 amounts
         # are stored as int64, a cast that fails loudly rather than rounds if one overflowed.
         selected = ", ".join(
-            f'cast("{name}" as bigint) as "{name}"' if kind in WIDE_INTEGERS else f'"{name}"'
-            for name, kind, *_ in described
+            f'cast("{name}" as bigint) as "{name}"' if name in wide else f'"{name}"'
+            for name in relation.columns
         )
-        order = [c for c in SORT_COLUMNS if c in columns]
         ordering = f" order by {', '.join(order)} nulls last" if order else ""
         # Column names come from hilo's models; the path is a temporary name hilo made (hex).
         connection.execute(
@@ -483,7 +480,7 @@ def _stored_fact(base: Path, outputs: Sequence[str], written: Mapping[str, str])
 
 
 def _write_in_arrow(
-    relation: duckdb.DuckDBPyRelation, wide: Sequence[str], order: list[str], path: Path
+    relation: duckdb.DuckDBPyRelation, wide: Collection[str], order: list[str], path: Path
 ) -> pa.Table:
     """The rows of ``relation`` sorted by ``order`` (nulls last) into a Parquet file at
     ``path``; its ``wide`` (128-bit integer) columns as int64."""
