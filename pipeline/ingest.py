@@ -1252,32 +1252,72 @@ def _split_by_month(tables: dict[str, pa.Table]) -> list[tuple[str | None, dict[
         if dated:
             pieces.append((dataset.NULL_PARTITION, dated))
         return pieces
-    months = dataset.month_of(hands.column("started_at"))
-    distinct = pc.unique(months).to_pylist()
-    if len(distinct) == 1:  # the usual case: a block of hands within one month
-        pieces.append((distinct[0], dated))
+    hand_codes, names = _month_codes(hands.column("started_at"))
+    if len(names) == 1:  # the usual case: a block of hands within one month
+        pieces.append((names[0], dated))
         return pieces
-    month_of_row = {"hands": months}
-    for table, rows in dated.items():
-        if table != "hands":
-            position = pc.index_in(rows.column("hand_id"), value_set=hands.column("hand_id"))
-            month_of_row[table] = pc.fill_null(pc.take(months, position), dataset.NULL_PARTITION)
-    # One stable sort by month per table, then a slice per month: a block of an archive that
-    # spans years would otherwise be filtered once per month and table.
+    if dataset.NULL_PARTITION not in names:
+        names.append(dataset.NULL_PARTITION)
+    null_code = names.index(dataset.NULL_PARTITION)
     by_month: dict[str, dict[str, pa.Table]] = {}
     for table, rows in dated.items():
-        keys = month_of_row[table]
-        order = pc.sort_indices(pa.table({"month": keys}), sort_keys=[("month", "ascending")])
-        ordered_rows = rows.take(order)
-        ordered_keys = keys.take(order)
-        values, counts = pc.value_counts(ordered_keys).flatten()
-        start = 0
-        for month, count in sorted(zip(values.to_pylist(), counts.to_pylist(), strict=True)):
-            by_month.setdefault(month, {})[table] = ordered_rows.slice(start, count)
-            start += count
+        if table == "hands":
+            codes = hand_codes
+        else:
+            position = pc.index_in(rows.column("hand_id"), value_set=hands.column("hand_id"))
+            found = pc.fill_null(position, -1).to_numpy()
+            codes = np.where(found >= 0, hand_codes[np.maximum(found, 0)], null_code)
+        for code, rows_of_month in _rows_by_code(rows, codes, len(names)).items():
+            by_month.setdefault(names[code], {})[table] = rows_of_month
     for month in sorted(by_month):
         pieces.append((month, by_month[month]))
     return pieces
+
+
+def _month_codes(started_at: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
+    """Each hand's month as a code into the months' partition values (`dataset.month_of`).
+
+    The months are told apart on the timestamps' integers and only one start time of each
+    is formatted: formatting every start time cost more than the rest of the split.
+    """
+    values = started_at.combine_chunks() if isinstance(started_at, pa.ChunkedArray) else started_at
+    months = values.to_numpy(zero_copy_only=False).astype("datetime64[M]").view(np.int64)
+    distinct, first, codes = np.unique(months, return_index=True, return_inverse=True)
+    names = dataset.month_of(values.take(pa.array(first))).to_pylist()
+    return codes.reshape(-1), names
+
+
+# Runs of one month a table's rows may fall into before they are sorted instead of sliced:
+# slicing a run costs about as much as taking a few hundred rows.
+_MAX_MONTH_RUNS = 32
+
+
+def _rows_by_code(rows: pa.Table, codes: np.ndarray, count: int) -> dict[int, pa.Table]:
+    """``rows`` by their month's code (``0 <= codes < count``), each month's rows in order.
+
+    A month's rows are a few runs when hands are in time order: slices of them are joined
+    without copying (the part writer copies them once, as it would anyway). Rows whose
+    months alternate more often are ordered by a stable sort of the codes and sliced.
+    """
+    if rows.num_rows == 0:
+        return {}
+    run_starts = np.flatnonzero(np.diff(codes)) + 1
+    if len(run_starts) < _MAX_MONTH_RUNS:
+        starts = [0, *run_starts.tolist()]
+        ends = [*starts[1:], rows.num_rows]
+        slices: dict[int, list[pa.Table]] = {}
+        for code, start, end in zip(codes[starts].tolist(), starts, ends, strict=True):
+            slices.setdefault(code, []).append(rows.slice(start, end - start))
+        return {code: pa.concat_tables(parts) for code, parts in slices.items()}
+    order = np.argsort(codes.astype(np.int16), kind="stable")
+    ordered_rows = rows.take(pa.array(order))
+    by_code = {}
+    start = 0
+    for code, size in enumerate(np.bincount(codes, minlength=count).tolist()):
+        if size:
+            by_code[code] = ordered_rows.slice(start, size)
+            start += size
+    return by_code
 
 
 def _parse_resilient(

@@ -18,6 +18,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench.bench_ingest import replicate_hands
 from pipeline import dataset
@@ -648,6 +650,73 @@ def test_rows_go_to_the_month_of_their_hand() -> None:
     assert got[null]["seats"] == [{"hand_id": "3", "seat": 1}, {"hand_id": "9", "seat": 1}]
     assert [row["hand_id"] for row in got[null]["hands"]] == ["3"]
     assert sum(len(tables.get("seats", [])) for tables in got.values()) == seats.num_rows
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hand_months=st.lists(st.sampled_from([None, 1, 2, 3, 12]), min_size=1, max_size=80),
+    seat_hands=st.lists(st.integers(min_value=0, max_value=90), max_size=200),
+    ordered=st.booleans(),
+)
+def test_month_split_keeps_every_row_in_order(
+    hand_months: list[int | None], seat_hands: list[int], ordered: bool
+) -> None:
+    # Against the plain rule: a row goes to its hand's month (the null month when its hand
+    # has no start time or is not there), rows keep their order. Sorted hands give few runs
+    # of a month (sliced), shuffled ones many (sorted by month, then sliced).
+    import datetime as dt
+
+    import pyarrow as pa
+
+    from pipeline.schema import HAND_TABLES
+
+    if ordered:
+        hand_months = sorted(hand_months, key=lambda month: (month is None, month or 0))
+    starts = [
+        None if month is None else dt.datetime(2009, month, 28, 23, 59, tzinfo=dt.UTC)
+        for month in hand_months
+    ]
+    hands = pa.Table.from_pylist(
+        [
+            {"site": "s", "hand_id": str(number), "started_at": start}
+            for number, start in enumerate(starts)
+        ],
+        schema=pa.schema(
+            [HAND_TABLES["hands"].field(name) for name in ("site", "hand_id", "started_at")]
+        ),
+    )
+    seats = pa.table(
+        {"hand_id": [str(hand) for hand in seat_hands], "row": list(range(len(seat_hands)))},
+        schema=pa.schema([("hand_id", pa.string()), ("row", pa.int64())]),
+    )
+    pieces = ingest_module._split_by_month({"hands": hands, "seats": seats})
+
+    null = dataset.NULL_PARTITION
+
+    def month_of(hand: int) -> str:
+        month = hand_months[hand] if hand < len(hand_months) else None
+        return null if month is None else f"2009-{month:02d}"
+
+    # A block of one month is kept whole (rows of a missing hand included).
+    only = {month_of(hand) for hand in range(len(hand_months))}
+    expected: dict[str, list[int]] = {}
+    for row, hand in enumerate(seat_hands):
+        month = next(iter(only)) if len(only) == 1 else month_of(hand)
+        expected.setdefault(month, []).append(row)
+    got = {
+        month: tables["seats"]["row"].to_pylist()
+        for month, tables in pieces
+        if "seats" in tables and tables["seats"].num_rows
+    }
+    assert got == expected
+    assert [month for month, _ in pieces] == sorted(month for month, _ in pieces)
+    hands_by_month = {
+        month: tables["hands"]["hand_id"].to_pylist() for month, tables in pieces if "hands" in tables
+    }
+    assert sum(map(len, hands_by_month.values())) == len(hand_months)
+    for month, ids in hands_by_month.items():
+        assert [int(i) for i in ids] == sorted(int(i) for i in ids)
+        assert all(month_of(int(i)) == month for i in ids)
 
 
 def test_tasks_get_absolute_paths(
