@@ -34,20 +34,20 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
-from parsers.engine.checks import first_problem
-from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
-from parsers.engine.stakes import blinds_and_bets
-from parsers.partypoker import (
+from parsers.engine.block_parts import (
     BlockParts,
     amount_value,
     assemble,
     card_codes,
     declined_shows,
     first_per_hand,
-    line_frame,
     sections,
     unknown_lines,
 )
+from parsers.engine.checks import first_problem
+from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
+from parsers.engine.lines import line_frame
+from parsers.engine.stakes import blinds_and_bets
 from pipeline.profiles import SiteProfile
 
 __all__ = ["FullTiltParser"]

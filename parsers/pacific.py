@@ -28,8 +28,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
-from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
-from parsers.partypoker import (
+from parsers.engine.block_parts import (
     BlockParts,
     amount_value,
     anchor_starts,
@@ -39,11 +38,12 @@ from parsers.partypoker import (
     declined_shows,
     first_per_hand,
     hand_problems,
-    line_frame,
     seat_rows,
     sections,
     unknown_lines,
 )
+from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
+from parsers.engine.lines import line_frame
 from pipeline.profiles import SiteProfile
 
 __all__ = ["PacificParser"]

@@ -29,319 +29,47 @@ What PartyPoker prints, and so what this parser records (site-formats.md, "Party
   payout in the body; a summary with the pots net of rake, the rake and each player's balance
   and total collected). The older layouts' hands of the same block are read as before.
 
-Shared building blocks
-----------------------
-The Party family (Party, 888/Pacific, Everleaf) and Full Tilt print hands the same way at the
-table level, so the second half of this module holds the pieces their parsers share: the line
-frame of a block, street sections, amount and card decoding, and :func:`assemble`, which turns
-per-site extractions into the canonical tables with the same per-hand checks as the PokerStars
-parser (it reuses that parser's seat, actor and card checks).
+The engine the Party family (Party, 888/Pacific, Everleaf) and Full Tilt share — street
+sections, amount and card decoding, `BlockParts` and `assemble`, which turns a site's extractions
+into the canonical tables — is `parsers.engine.block_parts`; this module holds PartyPoker's facts.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 import polars as pl
 
 from parsers.base import ParseResult
-from parsers.columns import cards_list, local_time_to_utc, money
-from parsers.engine.assembly import HandTables, attach_hole_cards, finish
-from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
+from parsers.columns import local_time_to_utc
+from parsers.engine.betting import ordered_actions
+from parsers.engine.block_parts import (
+    EMPTY_CARDS,
+    LIVE_KINDS,
+    BlockParts,
+    amount_value,
+    anchor_starts,
+    assemble,
+    card_codes,
+    card_sightings,
+    declined_shows,
+    first_per_hand,
+    folded_excess_returns,
+    seat_rows,
+    sections,
+    street_totals,
+    unknown_lines,
+)
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
-from parsers.engine.lines import forward_fill, line_frame
+from parsers.engine.lines import line_frame
 from pipeline.profiles import SiteProfile
 
-__all__ = [
-    "BlockParts",
-    "PartyPokerParser",
-    "amount_value",
-    "assemble",
-    "card_codes",
-    "declined_shows",
-    "line_frame",
-    "sections",
-]
+__all__ = ["PartyPokerParser"]
 
 SITE = "partypoker"
-
-# ---------------------------------------------------------------------------------------------
-# Shared building blocks
-# ---------------------------------------------------------------------------------------------
-
-LIVE_KINDS = ("post_sb", "post_bb", "call", "bet", "raise", "all_in")
-_EMPTY_CARDS = pl.lit([], dtype=pl.List(pl.UInt8))
-
-
-def sections(frame: pl.DataFrame, codes: pl.Series, reset_value: int) -> pl.Series:
-    """Street of every line: the code of the latest marker line of its hand (``codes`` holds a
-    code on marker lines and null elsewhere); ``reset_value`` before the first marker."""
-    return pl.Series("section", forward_fill(frame, codes, reset_value), dtype=pl.Int8)
-
-
-def amount_value(text: pl.Expr, scale: pl.Expr | int) -> pl.Expr:
-    """``$ 0.48 USD``, ``$1,049``, ``640 chips``, ``1,459.13`` → minor units (null if unreadable)."""
-    cleaned = (
-        text.str.strip_chars()
-        .str.replace(r"^([$€£]) +", "${1}")
-        .str.replace(r" +(?:chips|Chips)$", "")
-    )
-    return money(cleaned, scale)
-
-
-def card_codes(text: pl.Expr) -> pl.Expr:
-    """``[ 8c, 2d, 2s, 4h ]``, ``[  7d Ah 6s 2h ]``, ``3c 9h As Qs`` → card codes (null if empty)."""
-    normal = (
-        text.str.replace_all(r"[\[\],]", " ")
-        .str.replace_all(r"(?:^|\s)10([cdhs])", " T${1}")
-        .str.strip_chars()
-        .str.replace_all(r"\s+", " ")
-    )
-    return pl.when(normal.fill_null("") != "").then(cards_list(normal))
-
-
-@dataclass
-class BlockParts:
-    """What a site parser extracted from one block, before the shared assembly.
-
-    Every frame is keyed by ``hand`` (the hand's number within the block) and, where rows come
-    from lines, ``line_no`` (their order). Money is already in minor units.
-    """
-
-    frame: pl.DataFrame  # every line: line_no, line, offset, hand, is_start
-    headers: pl.DataFrame  # hand, hand_id, header_ok, game, is_o8 (one row per hand start)
-    hands: pl.DataFrame  # candidate hands: hand + canonical ``hands`` columns (site excepted)
-    seats: pl.DataFrame  # hand, seat, player, stack_start, sitting_out
-    actions: pl.DataFrame  # hand, line_no, sub, street, player, kind, amount, to, is_all_in
-    collections: pl.DataFrame  # hand, line_no, player, amount, pot_index, half, board_index
-    showdowns: pl.DataFrame  # hand, line_no, player, cards, high_desc, low_desc
-    sightings: pl.DataFrame  # hand, line_no, player, cards (codes), dealt (hero's own cards)
-    problems: list[pl.DataFrame] = field(default_factory=list)  # hand, reason
-    # Lines no form of the site recognised (hand, line_no, line, offset): notes or quarantine.
-    unknown_lines: pl.DataFrame | None = None
-    preamble_ignorable: str | None = None  # lines before the first hand that are not text
-
-
-def _street_totals(actions: pl.DataFrame) -> pl.DataFrame:
-    """to_amount and chips added from the site's increments or raise-to amounts; an ``all_in``
-    of unknown kind becomes a bet, call or raise from what it does to the street's high bet."""
-    frame = street_amounts(
-        actions,
-        printed_total=(actions["kind"] == "raise") & actions["to"].is_not_null(),
-        live_kinds=LIVE_KINDS,
-    )
-    if not (frame["kind"] == "all_in").any():
-        return frame
-    all_in = pl.col("kind") == "all_in"
-    return settle_all_in_kinds(
-        frame.with_columns(is_all_in=pl.col("is_all_in") | all_in), all_in
-    )
-
-
-def _mark_all_ins(actions: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
-    """An action that puts the player's last chip in is all-in, printed so or not (these sites
-    never mark an all-in blind post, and some mark no all-in at all)."""
-    money_in = pl.col("kind").is_in(["post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise"])
-    signed = (
-        pl.when(money_in)
-        .then(pl.col("amount").fill_null(0))
-        .when(pl.col("kind") == "uncalled_return")
-        .then(-pl.col("amount").fill_null(0))
-        .otherwise(0)
-    )
-    stacks = seats.select("hand", "player", "stack_start").unique(["hand", "player"])
-    return (
-        actions.with_columns(put_in=signed.cum_sum().over("hand", "player", order_by="seq"))
-        .join(stacks, on=["hand", "player"], how="left")
-        .with_columns(
-            is_all_in=pl.col("is_all_in")
-            | (money_in & (pl.col("stack_start") > 0) & (pl.col("put_in") == pl.col("stack_start")))
-        )
-        .drop("put_in", "stack_start")
-    )
-
-
-def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
-    """Canonical tables and accounting from a site's extractions (see :class:`BlockParts`):
-    the street totals, hole cards and all-ins these sites leave to the rows, then `finish`."""
-    keep = parts.headers.filter(pl.col("header_ok") & pl.col("is_o8")).select("hand")
-    hands = parts.hands.join(keep, on="hand", how="semi")
-    if "board2" not in hands.columns:
-        hands = hands.with_columns(board2=pl.lit(None, dtype=pl.List(pl.UInt8)))
-    hands = hands.with_columns(board=pl.col("board").fill_null(_EMPTY_CARDS))
-    actions = _street_totals(
-        ordered_actions(parts.actions.join(keep, on="hand", how="semi"), "street")
-    )
-    collections = (
-        parts.collections.join(keep, on="hand", how="semi")
-        .sort("hand", "line_no")
-        .with_columns(seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32))
-    )
-    showdowns = parts.showdowns.join(keep, on="hand", how="semi").sort("hand", "line_no")
-    heroes = parts.sightings.filter(pl.col("dealt")).select("hand", "player")
-    seats = attach_hole_cards(
-        parts.seats.join(keep, on="hand", how="semi"), parts.sightings, heroes
-    )
-    actions = _mark_all_ins(actions, seats)
-    return finish(
-        HandTables(
-            site=site,
-            source_file=source_file,
-            frame=parts.frame,
-            headers=parts.headers,
-            hands=hands,
-            seats=seats,
-            actions=actions,
-            collections=collections,
-            showdowns=showdowns,
-            reasons=parts.problems,
-            unknown_lines=(
-                parts.unknown_lines.select("hand", "line_no", "line", "offset")
-                if parts.unknown_lines is not None
-                else None
-            ),
-            preamble_ignorable=parts.preamble_ignorable,
-        )
-    )
-
-
-def _posted_blinds(posts: pl.DataFrame, full: pl.Expr) -> pl.DataFrame:
-    """Per hand, the blinds and ante posted; ``posted_bb`` only from a big blind that was not
-    the poster's whole stack (``full``), ``short_bb`` from any."""
-    amount, kind = pl.col("amount"), pl.col("kind")
-    return posts.group_by("hand").agg(
-        posted_sb=amount.filter(kind == "post_sb").max(),
-        posted_bb=amount.filter((kind == "post_bb") & full).max(),
-        short_bb=amount.filter(kind == "post_bb").max(),
-        posted_ante=amount.filter(kind == "ante").max(),
-    )
-
-
-def declined_shows(
-    noshows: pl.DataFrame, winners: pl.DataFrame, showers: pl.DataFrame
-) -> pl.DataFrame:
-    """``P does not show`` / ``P mucks`` lines (hand, line_no, section, player) that are real mucks.
-
-    Sites print the same words for a player who gives up at a showdown and for the winner of an
-    uncontested pot who keeps the cards hidden. Only the first is a muck (the audit reads a muck
-    as giving up the pot): a player who was paid, or who faced nobody showing, did not give up.
-    """
-    shown_by = showers.select("hand", shower="player").unique()
-    contested = (
-        noshows.join(shown_by, on="hand", how="inner")
-        .filter(pl.col("shower") != pl.col("player"))
-        .select("hand", "line_no")
-        .unique()
-    )
-    return (
-        noshows.join(winners.select("hand", "player").unique(), on=["hand", "player"], how="anti")
-        .join(contested, on=["hand", "line_no"], how="semi")
-        .select(
-            "hand",
-            "line_no",
-            sub=pl.lit(0),
-            street="section",
-            player="player",
-            kind=pl.lit("muck"),
-            amount=pl.lit(None, dtype=pl.Int64),
-            to=pl.lit(None, dtype=pl.Int64),
-            is_all_in=pl.lit(False),
-        )
-    )
-
-
-def unknown_lines(lines: pl.DataFrame) -> pl.DataFrame:
-    """The lines no pattern of the site recognised (`BlockParts.unknown_lines`)."""
-    return lines.filter(pl.col("kind") == "unknown")
-
-
-def first_per_hand(frame: pl.DataFrame, kind: str, pattern: str) -> pl.DataFrame:
-    """Fields of the first line of ``kind`` in each hand, extracted by ``pattern``."""
-    return (
-        frame.filter(pl.col("kind") == kind)
-        .unique("hand", keep="first", maintain_order=True)
-        .select("hand", pl.col("line").str.extract_groups(pattern).alias("fields"))
-        .unnest("fields")
-    )
-
-
-def folded_excess_returns(actions: pl.DataFrame) -> pl.DataFrame:
-    """``uncalled_return`` rows for the unmatched bet of a player who folded with the largest
-    contribution of the hand (a small blind folding to a big blind all-in for less).
-
-    For sites that never print a return (the chips of a winning bettor are inside what they
-    win), this is the one case where the chips go back to a player who wins nothing: nobody
-    still in the hand could win them. What goes back is the part of the player's last street
-    that nobody matched — antes and dead blinds are never returned — and never more than the
-    player's lead over the next largest contribution. ``actions`` has ``hand, line_no, street,
-    player, kind, amount`` (amounts are the chips each action adds); the rows returned have
-    those columns plus ``sub``, ``to``, ``is_all_in``.
-    """
-    money_in = pl.col("kind").is_in([*LIVE_KINDS, "post_dead", "ante"])
-    live = pl.col("kind").is_in(list(LIVE_KINDS))
-    per_player = actions.group_by("hand", "player").agg(
-        put_in=pl.col("amount").filter(money_in).sum(),
-        folded=(pl.col("kind") == "fold").any(),
-        line_no=pl.col("line_no").max(),
-        street=pl.col("street").filter(live).max(),
-    )
-    ranked = per_player.with_columns(
-        largest=pl.col("put_in").max().over("hand"),
-        largest_count=(pl.col("put_in") == pl.col("put_in").max()).sum().over("hand"),
-        second=pl.col("put_in")
-        .filter(pl.col("put_in") < pl.col("put_in").max())
-        .max()
-        .over("hand")
-        .fill_null(0),
-    ).filter(
-        pl.col("folded") & (pl.col("put_in") == pl.col("largest")) & (pl.col("largest_count") == 1)
-    )
-    if ranked.height == 0:
-        return ranked.select(
-            "hand", "line_no", sub=pl.lit(1), street="street", player="player",
-            kind=pl.lit("uncalled_return"), amount=pl.col("put_in"),
-            to=pl.lit(None, dtype=pl.Int64), is_all_in=pl.lit(False),
-        )  # fmt: skip
-    # Each player's live chips on each street of those hands.
-    streets = (
-        actions.join(ranked.select("hand"), on="hand", how="semi")
-        .filter(live)
-        .group_by("hand", "street", "player")
-        .agg(street_in=pl.col("amount").sum())
-    )
-    own = streets.join(
-        ranked.select("hand", "street", "player"), on=["hand", "street", "player"], how="semi"
-    )
-    others = (
-        streets.join(ranked.select("hand", "street", folder="player"), on=["hand", "street"])
-        .filter(pl.col("player") != pl.col("folder"))
-        .group_by("hand")
-        .agg(matched=pl.col("street_in").max())
-    )
-    return (
-        ranked.join(own.select("hand", "street_in"), on="hand", how="left")
-        .join(others, on="hand", how="left")
-        .select(
-            "hand",
-            "line_no",
-            sub=pl.lit(1),
-            street="street",
-            player="player",
-            kind=pl.lit("uncalled_return"),
-            amount=pl.min_horizontal(
-                pl.col("put_in") - pl.col("second"),
-                pl.col("street_in").fill_null(0) - pl.col("matched").fill_null(0),
-            ),
-            to=pl.lit(None, dtype=pl.Int64),
-            is_all_in=pl.lit(False),
-        )
-        .filter(pl.col("amount") > 0)
-    )
-
 
 # ---------------------------------------------------------------------------------------------
 # PartyPoker
@@ -449,100 +177,16 @@ class PartyPokerParser:
         return assemble(SITE, source_file, _party_parts(frame))
 
 
-def seat_rows(lines: pl.DataFrame, scale_of: pl.DataFrame, pattern: str) -> pl.DataFrame:
-    """Seat lines decoded with ``pattern`` (groups seat, player, stack) into seat rows."""
-    return (
-        kind_fields(lines, "seat", pattern, "hand")
-        .join(scale_of, on="hand", how="left")
-        .select(
-            "hand",
-            "player",
-            seat=pl.col("seat").cast(pl.Int16, strict=False),
-            stack_start=amount_value(pl.col("stack"), pl.col("money_scale")),
-            sitting_out=pl.lit(False),
-        )
+def _posted_blinds(posts: pl.DataFrame, full: pl.Expr) -> pl.DataFrame:
+    """Per hand, the blinds and ante posted; ``posted_bb`` only from a big blind that was not
+    the poster's whole stack (``full``), ``short_bb`` from any."""
+    amount, kind = pl.col("amount"), pl.col("kind")
+    return posts.group_by("hand").agg(
+        posted_sb=amount.filter(kind == "post_sb").max(),
+        posted_bb=amount.filter((kind == "post_bb") & full).max(),
+        short_bb=amount.filter(kind == "post_bb").max(),
+        posted_ante=amount.filter(kind == "ante").max(),
     )
-
-
-def card_sightings(lines: pl.DataFrame, shows: pl.DataFrame, pattern: str) -> pl.DataFrame:
-    """Every place a player's hole cards appear: the hero's deal (``pattern``) and the shows."""
-    dealt = (
-        kind_fields(lines, "dealt", pattern, "hand", "line_no")
-        .select("hand", "line_no", "player", cards=card_codes(pl.col("cards")), dealt=pl.lit(True))
-    )
-    return pl.concat(
-        [dealt, shows.select("hand", "line_no", "player", "cards", dealt=pl.lit(False))]
-    )
-
-
-def hand_problems(
-    lines: pl.DataFrame, hands: pl.DataFrame, closing_kind: str, closing_reason: str
-) -> pl.DataFrame:
-    """Truncation and header checks shared by the Cassava-style formats (888, Everleaf).
-
-    A hand must have its history line, a deal and its closing line (``closing_kind``), and
-    readable button, table, time, stakes, limit and board.
-    """
-    board = pl.col("board").fill_null([])
-    structure = lines.group_by("hand").agg(
-        has_history=(pl.col("kind") == "history").any(),
-        has_deal=(pl.col("kind") == "deal").any(),
-        has_closing=(pl.col("kind") == closing_kind).any(),
-    )
-    return hands.join(structure, on="hand", how="left").select(
-        "hand",
-        reason=pl.when(~pl.col("has_history").fill_null(False))
-        .then(pl.lit("truncated hand: no hand history line"))
-        .when(~pl.col("has_deal").fill_null(False))
-        .then(pl.lit("truncated hand: no cards dealt"))
-        .when(~pl.col("has_closing").fill_null(False))
-        .then(pl.lit(closing_reason))
-        .when(pl.col("button_seat").is_null())
-        .then(pl.lit("no button seat"))
-        .when(pl.col("table_name").is_null())
-        .then(pl.lit("table line missing"))
-        .when(pl.col("started_at").is_null())
-        .then(pl.lit("unreadable start time"))
-        .when(pl.col("big_blind").is_null() | pl.col("small_blind").is_null())
-        .then(pl.lit("unreadable stakes"))
-        .when(pl.col("limit_type").is_null())
-        .then(pl.lit("unknown betting limit"))
-        .when(board.list.drop_nulls().list.len() < board.list.len())
-        .then(pl.lit("unreadable board card"))
-        .when(board.list.len() > 5)
-        .then(pl.lit("more than five board cards")),
-    ).filter(pl.col("reason").is_not_null())
-
-
-def anchor_starts(lines: pl.Series, anchor: str) -> np.ndarray:
-    """Hand starts from ``anchor``, whose two groups hold the game number of a ``#Game No : N``
-    line (first group) or of a history line (second group). ``#Game No`` always opens a hand; a
-    history line opens one unless it follows the ``#Game No`` line of the same game, so a hand
-    exported twice in a row still counts twice."""
-    numbers = lines.str.extract_groups(anchor).struct.unnest()
-    first, second = numbers.columns
-    frame = numbers.select(
-        number=pl.coalesce(first, second),
-        is_game_no=pl.col(first).is_not_null(),
-        is_history=pl.col(second).is_not_null(),
-    ).with_columns(
-        previous_number=pl.col("number").forward_fill().shift(1),
-        previous_game_no=pl.when(pl.col("number").is_not_null())
-        .then(pl.col("is_game_no"))
-        .forward_fill()
-        .shift(1),
-    )
-    starts = frame.select(
-        pl.col("is_game_no")
-        | (
-            pl.col("is_history")
-            & ~(
-                pl.col("previous_game_no").fill_null(False)
-                & (pl.col("previous_number") == pl.col("number")).fill_null(False)
-            )
-        )
-    ).to_series()
-    return starts.fill_null(False).to_numpy()
 
 
 def _party_parts(frame: pl.DataFrame) -> BlockParts:
@@ -1180,7 +824,7 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
         .select(
             "hand",
             summary_board=card_codes(pl.col("line").str.extract(MODERN_BOARD, 1)).fill_null(
-                _EMPTY_CARDS
+                EMPTY_CARDS
             ),
         )
     )
@@ -1235,7 +879,7 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
             time_zone="zone",
             level=pl.lit(None, dtype=pl.String),
             buy_in="buy_in",
-            board=pl.col("board").fill_null(_EMPTY_CARDS),
+            board=pl.col("board").fill_null(EMPTY_CARDS),
             # The printed pots as printed: see the docstring (net of rake and unmatched bets).
             total_pot=pl.col("printed_pots").list.sum(),
             rake="rake",
@@ -1337,7 +981,7 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
 
     # Chips each player put in: raises are read by their street totals; a folded bettor's
     # unmatched chips come back silently (the summary's "lost" shows they did).
-    derived = _street_totals(ordered_actions(actions, "street"))
+    derived = street_totals(ordered_actions(actions, "street"))
     returns = folded_excess_returns(
         derived.select("hand", "line_no", "street", "player", "kind", "amount")
     )
@@ -1436,7 +1080,7 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
         .join(hands.select("hand", "board"), on="hand", how="left")
         .with_columns(
             outside=pl.col("best_five")
-            .list.set_difference(pl.concat_list(pl.col("cards").fill_null(_EMPTY_CARDS), "board"))
+            .list.set_difference(pl.concat_list(pl.col("cards").fill_null(EMPTY_CARDS), "board"))
             .list.len()
         )
     )

@@ -39,6 +39,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
+from parsers.engine.block_parts import folded_excess_returns
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
@@ -259,8 +260,6 @@ class WinamaxFormat(TextFormat):
         folded with the largest contribution (a small blind folding to a big blind all-in for
         less): nobody still in can win those chips. A bettor who wins gets an uncalled bet
         back as a won pot instead (see the module docstring)."""
-        from parsers.partypoker import folded_excess_returns
-
         actions = super().street_totals(frame)
         returns = folded_excess_returns(actions)
         if returns.height == 0:
