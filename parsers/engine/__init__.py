@@ -10,6 +10,8 @@
 - `assembly`: `HandTables`, what a site decoded, and `finish`: quarantine, notes, rejects and
   the canonical tables.
 - `anchored`: `AnchoredParser`, the interface of a site whose hands open with a known line.
+- `block_parts`: `BlockParts`, what a PartyPoker-family site (Party, Pacific, Everleaf, Full Tilt)
+  decoded, and `assemble`, with the decoding helpers those sites share.
 - `kernels`: the compiled loop behind the street totals.
 
 A site module holds its line forms, money, card and time formats, and its profile; it decodes its
