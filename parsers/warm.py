@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from parsers import byte_kernels
-from parsers.pokerstars import compiled_reader
+from parsers.pokerstars import compiled_header, compiled_reader
 
 
 def warm() -> None:
@@ -27,6 +27,8 @@ def warm() -> None:
         np.zeros(1, dtype=np.int32), spans, np.zeros(1, dtype=np.bool_), np.ones(1, dtype=np.int16)
     )
     compiled_reader.split_descriptions(data, spans, spans)
+    compiled_header.header_spans(data, offsets, spans)
+    compiled_header.table_spans(data, offsets, spans)
 
 
 warm()

@@ -66,18 +66,25 @@ def parse_with_block_parser(
     return results_by_file(stored(block.tables()), block.segment_file, source_files)
 
 
-def read_headers(first: pl.DataFrame) -> pl.DataFrame:
-    """Fields of the hand header lines in ``first`` (``hand``, ``offset``, ``line``)."""
-    header = pl.col("line").str.extract_groups(HEADER)
-    parsed = first.select("hand", "offset", "line", header.alias("h")).unnest("h")
+def header_groups(lines: pl.Series) -> pl.DataFrame:
+    """The groups of HEADER, then of GAME_TEXT and STAKES over the text they read, per line."""
+    parsed = lines.to_frame("line").select(pl.col("line").str.extract_groups(HEADER).alias("h"))
+    parsed = parsed.unnest("h")
     game_text = pl.coalesce("tgame", "cgame")
-    parsed = parsed.with_columns(
-        game_text.str.extract_groups(GAME_TEXT).alias("g")
-    ).unnest("g")
+    parsed = parsed.with_columns(game_text.str.extract_groups(GAME_TEXT).alias("g")).unnest("g")
     stakes_text = pl.coalesce("stakes", "lstakes", "cstakes")
-    parsed = parsed.with_columns(stakes_text.str.extract_groups(STAKES).alias("s")).unnest(
-        "s"
-    )
+    return parsed.with_columns(stakes_text.str.extract_groups(STAKES).alias("s")).unnest("s")
+
+
+def read_headers(first: pl.DataFrame, groups: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Fields of the hand header lines in ``first`` (``hand``, ``offset``, ``line``).
+
+    ``groups`` are the lines' `header_groups` when another reader has them already (the
+    compiled reader's, which this parser's own are the reference for).
+    """
+    if groups is None:
+        groups = header_groups(first["line"])
+    parsed = pl.concat([first.select("hand", "offset", "line"), groups], how="horizontal")
     is_tournament = pl.col("tournament_id").is_not_null()
     currency = (
         pl.when(is_tournament)

@@ -879,6 +879,7 @@ class CompiledBlock:
     """What one pass read: per line and per segment arrays (see ``_scan``)."""
 
     data: np.ndarray
+    offsets: np.ndarray
     kind: np.ndarray
     segment: np.ndarray
     street: np.ndarray
@@ -914,7 +915,7 @@ class CompiledBlock:
 def read_block(lines: pl.Series, opens_hand: np.ndarray, new_file: np.ndarray) -> CompiledBlock:
     """One compiled pass over ``lines``; the masks mark hand headers and files' first lines."""
     data, offsets = series_bytes(lines)
-    return CompiledBlock(data, *scan(data, offsets, opens_hand, new_file))
+    return CompiledBlock(data, offsets, *scan(data, offsets, opens_hand, new_file))
 
 
 def names(block: CompiledBlock, rows: np.ndarray) -> pa.Array:

@@ -9,7 +9,8 @@ import pyarrow as pa
 from parsers.base import table_from_frame
 from parsers.pokerstars import compiled_reader as compiled
 from parsers.pokerstars.block_parser import read_headers, stake_columns
-from parsers.pokerstars.forms import GAME, SITE, TABLE
+from parsers.pokerstars.compiled_header import header_fields, table_fields
+from parsers.pokerstars.forms import GAME, SITE
 from parsers.pokerstars.tables import StoredTables
 from pipeline.schema import ACTIONS, COLLECTIONS, NOTES, REJECTS, SEATS, SHOWDOWNS
 
@@ -78,7 +79,8 @@ def compiled_tables(
                 "offset": pl.Series(offsets[rows], dtype=pl.Int64),
                 "line": lines.gather(rows),
             }
-        )
+        ),
+        header_fields(read.data, read.offsets, lines, rows),
     )
     # Another game's hand needs nothing but its header: counted as skipped here.
     other_game = (
@@ -89,9 +91,7 @@ def compiled_tables(
     headers = all_headers.filter(pl.Series(read_whole))
     segments = opened[read_whole]
     table = (
-        lines.gather(read.table_line[segments])
-        .str.extract_groups(TABLE)
-        .struct.unnest()
+        table_fields(read.data, read.offsets, lines, read.table_line[segments])
         .select(
             "table_name",
             max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
