@@ -237,18 +237,28 @@ def card_list(data: np.ndarray, start: int, end: int, out: np.ndarray) -> int:
         i += 1
 
 
-@numba.njit(cache=True)
 def split_lines(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """UTF-8 text → ``(line_starts, offsets, content)``: each line without its terminator,
     carriage returns or trailing spaces and tabs, no-break spaces made spaces.
 
     ``line_starts`` are the lines' byte positions in ``raw``; line ``i`` is
-    ``content[offsets[i]:offsets[i + 1]]``.
+    ``content[offsets[i]:offsets[i + 1]]``. The bytes that need a decision (newlines,
+    carriage returns, the first byte of a no-break space) are found by numpy's vectorised
+    compares; the text between them is copied a run at a time (twice as fast as deciding
+    byte by byte, measured on 8 MiB of hands).
     """
+    special = np.flatnonzero((raw == 0x0A) | (raw == 0x0D) | (raw == 0xC2))
+    return _split_at(raw, special)
+
+
+@numba.njit(cache=True)
+def _split_at(raw: np.ndarray, special: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`split_lines` given the positions of ``raw``'s newlines, carriage returns and 0xC2
+    bytes, in order."""
     size = raw.shape[0]
     lines = 0
-    for i in range(size):
-        if raw[i] == 0x0A:
+    for position in special:
+        if 0 <= position < size and raw[position] == 0x0A:
             lines += 1
     # Text after the last newline is a line unless it is carriage returns only.
     tail = size
@@ -260,33 +270,39 @@ def split_lines(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     offsets = np.zeros(lines + 1, dtype=np.int64)
     content = np.empty(size, dtype=np.uint8)
     written = 0
-    i = 0
-    for line in range(lines):
-        line_starts[line] = i
-        end = i
-        plain = True  # no carriage return or no-break space: the line is copied as it is
-        while end < size and raw[end] != 0x0A:
-            byte = raw[end]
-            if byte == 0x0D or (byte == 0xC2 and end + 1 < size and raw[end + 1] == 0xA0):
-                plain = False
-            end += 1
-        if plain:
-            content[written : written + end - i] = raw[i:end]
-            written += end - i
-        else:
-            while i < end:
-                byte = raw[i]
-                if byte == 0x0D:
-                    i += 1
-                    continue
-                if byte == 0xC2 and i + 1 < end and raw[i + 1] == 0xA0:
-                    byte = 0x20
-                    i += 1
+    line = 0
+    run = 0  # the first byte not yet copied or dropped
+    for position in special:
+        if line == lines:
+            break  # carriage returns only after the last newline
+        if not run <= position < size:
+            continue
+        content[written : written + position - run] = raw[run:position]
+        written += position - run
+        byte = raw[position]
+        run = position + 1
+        if byte == 0x0A:
+            while written > offsets[line] and (
+                content[written - 1] == 0x20 or content[written - 1] == 0x09
+            ):
+                written -= 1
+            line += 1
+            offsets[line] = written
+            if line < lines:
+                line_starts[line] = position + 1
+        elif byte == 0xC2:
+            if position + 1 < size and raw[position + 1] == 0xA0:  # a no-break space
+                content[written] = 0x20
+                run = position + 2
+            else:
                 content[written] = byte
-                written += 1
-                i += 1
-        while written > offsets[line] and (content[written - 1] == 0x20 or content[written - 1] == 0x09):
+            written += 1
+    if line < lines:  # the last line has no newline
+        content[written : written + size - run] = raw[run:size]
+        written += size - run
+        while written > offsets[line] and (
+            content[written - 1] == 0x20 or content[written - 1] == 0x09
+        ):
             written -= 1
         offsets[line + 1] = written
-        i = end + 1  # past the newline
     return line_starts, offsets, content[:written]

@@ -174,7 +174,7 @@ def _reference_lines(data: bytes) -> list[str]:
 
 
 @settings(deadline=None, max_examples=300)
-@given(text=st.text(alphabet=st.sampled_from(list("ab \t\r\n\u00a0é€"))))
+@given(text=st.text(alphabet=st.sampled_from(list("ab \t\r\n\u00a0é€£"))))
 def test_split_lines_cuts_like_the_text_decoder(text: str) -> None:
     data = text.encode()
     line_starts, offsets, content = split_lines(np.frombuffer(data, dtype=np.uint8))
