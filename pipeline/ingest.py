@@ -1277,13 +1277,19 @@ def _split_by_month(tables: dict[str, pa.Table]) -> list[tuple[str | None, dict[
 def _month_codes(started_at: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
     """Each hand's month as a code into the months' partition values (`dataset.month_of`).
 
-    The months are told apart on the timestamps' integers and only one start time of each
-    is formatted: formatting every start time cost more than the rest of the split.
+    Months are told apart on the timestamps' integers and named by arithmetic: Arrow's
+    formatting costs about 0.1 ms a call whatever its size, paid once per small file.
     """
     values = started_at.combine_chunks() if isinstance(started_at, pa.ChunkedArray) else started_at
     months = values.to_numpy(zero_copy_only=False).astype("datetime64[M]").view(np.int64)
     distinct, first, codes = np.unique(months, return_index=True, return_inverse=True)
-    names = dataset.month_of(values.take(pa.array(first))).to_pylist()
+    names = []
+    for month, row in zip(distinct.tolist(), first.tolist(), strict=True):
+        year = 1970 + month // 12
+        if 1 <= year <= 9999:  # %Y as Arrow prints it: four digits; NaT is far below
+            names.append(f"{year:04d}-{month % 12 + 1:02d}")
+        else:  # a missing start time (or a year of more digits): Arrow names it
+            names.append(dataset.month_of(values.take(pa.array([row]))).to_pylist()[0])
     return codes.reshape(-1), names
 
 

@@ -719,6 +719,24 @@ def test_month_split_keeps_every_row_in_order(
         assert all(month_of(int(i)) == month for i in ids)
 
 
+def test_month_names_are_the_partition_values() -> None:
+    # Named by arithmetic; the partition values are Arrow's formatting (dataset.month_of).
+    import datetime as dt
+
+    import pyarrow as pa
+
+    starts = [
+        dt.datetime(year, month, day, hour, tzinfo=dt.UTC)
+        for year in (1, 999, 1969, 1970, 2011, 9999)
+        for month in (1, 2, 12)
+        for day, hour in ((1, 0), (28, 23))
+    ]
+    for values in (starts + [None], [None], [starts[0]]):
+        column = pa.chunked_array([pa.array(values, pa.timestamp("us", tz="UTC"))])
+        codes, names = ingest_module._month_codes(column)
+        assert [names[code] for code in codes] == dataset.month_of(column).to_pylist()
+
+
 def test_tasks_get_absolute_paths(
     tmp_path: Path, stars_files: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
