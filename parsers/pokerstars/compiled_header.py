@@ -158,16 +158,16 @@ def _stakes(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
     second_end = _amount(data, second, end)
     if second_end < 0:
         return False
-    spans[row, F_SYMBOL, 0], spans[row, F_SYMBOL, 1] = start, first
-    spans[row, F_FIRST, 0], spans[row, F_FIRST, 1] = first, first_end
-    spans[row, F_SECOND, 0], spans[row, F_SECOND, 1] = second, second_end
+    spans[F_SYMBOL, 0, row], spans[F_SYMBOL, 1, row] = start, first
+    spans[F_FIRST, 0, row], spans[F_FIRST, 1, row] = first, first_end
+    spans[F_SECOND, 0, row], spans[F_SECOND, 1, row] = second, second_end
     if second_end == end:
         return True
     if data[second_end] != 0x20 or end - second_end != 4:
         return False
     if _upper(data, second_end + 1, end) != end:
         return False
-    spans[row, F_CODE, 0], spans[row, F_CODE, 1] = second_end + 1, end
+    spans[F_CODE, 0, row], spans[F_CODE, 1, row] = second_end + 1, end
     return True
 
 
@@ -184,7 +184,7 @@ def _date_time_zone(data: np.ndarray, start: int, end: int, spans: np.ndarray, r
     i = _digits(data, i + 1, end, 1, 2)
     if i < 0 or i >= end or data[i] != 0x20:
         return -1
-    spans[row, field, 0], spans[row, field, 1] = start, i
+    spans[field, 0, row], spans[field, 1, row] = start, i
     time = i + 1
     i = _digits(data, time, end, 1, 2)
     if i < 0 or i >= end or data[i] != 0x3A:
@@ -195,11 +195,11 @@ def _date_time_zone(data: np.ndarray, start: int, end: int, spans: np.ndarray, r
     i = _digits(data, i + 1, end, 2, 2)
     if i < 0 or i >= end or data[i] != 0x20:
         return -1
-    spans[row, field + 1, 0], spans[row, field + 1, 1] = time, i
+    spans[field + 1, 0, row], spans[field + 1, 1, row] = time, i
     zone_end = _upper(data, i + 1, end)
     if zone_end < 0:
         return -1
-    spans[row, field + 2, 0], spans[row, field + 2, 1] = i + 1, zone_end
+    spans[field + 2, 0, row], spans[field + 2, 1, row] = i + 1, zone_end
     return zone_end
 
 
@@ -238,7 +238,7 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
     i = _digits(data, hand_id, end, 1, 30)
     if i < 0 or i >= end or data[i] != 0x3A:
         return False
-    spans[row, F_HAND_ID, 0], spans[row, F_HAND_ID, 1] = hand_id, i
+    spans[F_HAND_ID, 0, row], spans[F_HAND_ID, 1, row] = hand_id, i
     i += 1
     if i >= end or data[i] != 0x20:
         return False
@@ -249,7 +249,7 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
         i = _digits(data, tournament, end, 1, 30)
         if i < 0 or end - i < 2 or data[i] != 0x2C or data[i + 1] != 0x20:
             return False
-        spans[row, F_TOURNAMENT_ID, 0], spans[row, F_TOURNAMENT_ID, 1] = tournament, i
+        spans[F_TOURNAMENT_ID, 0, row], spans[F_TOURNAMENT_ID, 1, row] = tournament, i
         buy_in = i + 2
         if starts_with(data, buy_in, end, _FREEROLL) or _unicode_space(data, buy_in, end):
             return False  # the expression's own alternative, or more of its \s+
@@ -265,7 +265,7 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
             i = code_end
         if i >= end or data[i] != 0x20:
             return False
-        spans[row, F_BUY_IN, 0], spans[row, F_BUY_IN, 1] = buy_in, i
+        spans[F_BUY_IN, 0, row], spans[F_BUY_IN, 1, row] = buy_in, i
         game = i + 1
         if not starts_with(data, game, end, _GAME):
             return False
@@ -273,7 +273,7 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
         i = _limit(data, limit, end)
         if i < 0 or not starts_with(data, i, end, _LEVEL):
             return False
-        spans[row, F_TGAME, 0], spans[row, F_TGAME, 1] = game, i
+        spans[F_TGAME, 0, row], spans[F_TGAME, 1, row] = game, i
         level = i + _LEVEL.shape[0]
         i = level
         while i < end and data[i] != 0x20:
@@ -282,14 +282,14 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
             i += 1
         if not _printable(data, level, i) or end - i < 2 or data[i + 1] != 0x28:
             return False
-        spans[row, F_LEVEL, 0], spans[row, F_LEVEL, 1] = level, i
+        spans[F_LEVEL, 0, row], spans[F_LEVEL, 1, row] = level, i
         stakes = i + 2
         i = stakes
         while i < end and data[i] != 0x29:
             i += 1
         if i >= end or not _stakes(data, stakes, i, spans, row):
             return False
-        spans[row, F_LSTAKES, 0], spans[row, F_LSTAKES, 1] = stakes, i
+        spans[F_LSTAKES, 0, row], spans[F_LSTAKES, 1, row] = stakes, i
         close = i
     else:
         game = i
@@ -307,13 +307,13 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
             i += 1
         if i >= end or not _stakes(data, stakes, i, spans, row):
             return False
-        spans[row, F_CGAME, 0], spans[row, F_CGAME, 1] = game, i + 1
-        spans[row, F_CSTAKES, 0], spans[row, F_CSTAKES, 1] = stakes, i
-        spans[row, F_STAKES, 0], spans[row, F_STAKES, 1] = stakes, i
+        spans[F_CGAME, 0, row], spans[F_CGAME, 1, row] = game, i + 1
+        spans[F_CSTAKES, 0, row], spans[F_CSTAKES, 1, row] = stakes, i
+        spans[F_STAKES, 0, row], spans[F_STAKES, 1, row] = stakes, i
         close = i
-    spans[row, F_GAME, 0], spans[row, F_GAME, 1] = game, game + _GAME.shape[0] - 1
-    spans[row, F_LIMIT, 0] = limit
-    spans[row, F_LIMIT, 1] = _limit(data, limit, end)
+    spans[F_GAME, 0, row], spans[F_GAME, 1, row] = game, game + _GAME.shape[0] - 1
+    spans[F_LIMIT, 0, row] = limit
+    spans[F_LIMIT, 1, row] = _limit(data, limit, end)
     if not starts_with(data, close + 1, end, _DASH):
         return False
     i = _date_time_zone(data, close + 1 + _DASH.shape[0], end, spans, row, F_DATE)
@@ -331,7 +331,7 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
 def header_spans(data: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each line ``rows[k]``: whether it is a header of the usual shapes, and its spans."""
     count = rows.shape[0]
-    spans = np.full((count, _FIELDS, 2), -1, dtype=np.int64)
+    spans = np.full((_FIELDS, 2, count), -1, dtype=np.int64)
     ok = np.zeros(count, dtype=np.bool_)
     for k in range(count):
         row = rows[k]
@@ -340,7 +340,7 @@ def header_spans(data: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> tup
             if 0 <= start <= end <= data.shape[0] and _header(data, start, end, spans, k):
                 ok[k] = True
             else:
-                spans[k, :, :] = -1
+                spans[:, :, k] = -1
     return ok, spans
 
 
@@ -349,7 +349,7 @@ def table_spans(data: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> tupl
     """For each line ``rows[k]``: whether it is ``Table 'NAME'[ N-max] Seat #N is the button``
     with no other quote after the name, and the spans of name, seats and button."""
     count = rows.shape[0]
-    spans = np.full((count, 3, 2), -1, dtype=np.int64)
+    spans = np.full((3, 2, count), -1, dtype=np.int64)
     ok = np.zeros(count, dtype=np.bool_)
     for k in range(count):
         row = rows[k]
@@ -379,10 +379,10 @@ def table_spans(data: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> tupl
         if i < 0 or end - i != _IS_BUTTON.shape[0] or not starts_with(data, i, end, _IS_BUTTON):
             continue
         ok[k] = True
-        spans[k, 0, 0], spans[k, 0, 1] = name, quote
+        spans[0, 0, k], spans[0, 1, k] = name, quote
         if seats >= 0:
-            spans[k, 1, 0], spans[k, 1, 1] = seats, seats_end
-        spans[k, 2, 0], spans[k, 2, 1] = button, i
+            spans[1, 0, k], spans[1, 1, k] = seats, seats_end
+        spans[2, 0, k], spans[2, 1, k] = button, i
     return ok, spans
 
 
@@ -403,7 +403,7 @@ def header_fields(
     ok, spans = header_spans(data, offsets, rows.astype(np.int64))
     fast = pl.DataFrame(
         [
-            pl.Series(name, strings_array(data, spans[:, field, 0], spans[:, field, 1]))
+            pl.Series(name, strings_array(data, spans[field, 0], spans[field, 1]))
             if field is not None
             else pl.Series(name, [""] * len(rows) if name == "prefix" else [None] * len(rows), pl.String)
             for name, field in _HEADER_GROUPS
@@ -422,7 +422,7 @@ def table_fields(
     ok, spans = table_spans(data, offsets, rows.astype(np.int64))
     fast = pl.DataFrame(
         [
-            pl.Series(name, strings_array(data, spans[:, field, 0], spans[:, field, 1]))
+            pl.Series(name, strings_array(data, spans[field, 0], spans[field, 1]))
             for field, name in enumerate(("table_name", "max_seats", "button_seat"))
         ]
     )
