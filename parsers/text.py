@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from parsers.byte_kernels import split_lines
 
-__all__ = ["DecodedLines", "decode_lines", "detect_encoding", "UnreadableFile"]
+__all__ = ["DecodedLines", "decode_lines", "decode_text", "detect_encoding", "UnreadableFile"]
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -145,3 +145,23 @@ def decode_lines(
         raise UnreadableFile(f"line structure not recognised for encoding {encoding}")
     lines = pl.Series("line", pieces, dtype=pl.String).str.strip_chars_end(" \t")
     return DecodedLines(lines=lines, offsets=starts, encoding=encoding)
+
+
+def decode_text(data: bytes) -> str:
+    """The lines `decode_lines` gives for ``data``, joined by newlines (a file's head, to sniff).
+
+    Valid UTF-8 is normalised with string methods, as the line cutter does byte by byte
+    (tests/parsers/test_pokerstars_compiled.py holds the two to the same result): a column of
+    lines costs more than the sniff that reads it.
+    """
+    encoding, bom = detect_encoding(data[:4096])
+    try:
+        text = data[bom:].decode("utf-8") if encoding == "utf-8" else None
+    except UnicodeDecodeError:
+        text = None
+    if text is None:
+        return "\n".join(decode_lines(data).lines.to_list())
+    pieces = text.replace("\r", "").replace("\u00a0", " ").split("\n")
+    if pieces[-1] == "":
+        pieces.pop()
+    return "\n".join(piece.rstrip(" \t") for piece in pieces)

@@ -43,7 +43,7 @@ import pyarrow.parquet as pq
 
 import parsers
 from parsers.base import ParseResult, SiteParser
-from parsers.text import UnreadableFile, decode_lines, detect_encoding
+from parsers.text import UnreadableFile, decode_lines, decode_text, detect_encoding
 from pipeline import dataset, duplicates
 from parsers.notes import line_shape
 from pipeline.schema import FILES, HAND_TABLES, REJECTS
@@ -1118,7 +1118,7 @@ def _sniff(block: bytes) -> tuple[SiteParser | None, str, str | None]:
         cut = _last_line_end(head, 0, _newline_of(head))
         head = head[:cut] if cut > bom else head
     try:
-        text = "\n".join(decode_lines(head).lines.to_list())
+        text = decode_text(head)
     except UnreadableFile as error:
         return None, f"unreadable text: {error}", None
     if not text.strip():

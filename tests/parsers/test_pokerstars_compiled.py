@@ -21,7 +21,7 @@ from parsers.pokerstars import compiled_reader as compiled
 from parsers.byte_kernels import card_list, literal, money_cents, split_lines, strings_array
 from parsers.columns import cards_list, money
 from parsers.pokerstars import HAND_START, PokerStarsParser, parse_with_block_parser
-from parsers.text import decode_lines
+from parsers.text import UnreadableFile, decode_lines, decode_text
 from pipeline.generate import generate
 from pipeline.positions import assign_positions
 from tests.fuzzing import differences, load_seeds, mutated_block
@@ -182,6 +182,26 @@ def test_split_lines_cuts_like_the_text_decoder(text: str) -> None:
     assert got == _reference_lines(data)
     expected_starts = [0] + [i + 1 for i, byte in enumerate(data) if byte == 0x0A]
     assert line_starts.tolist() == expected_starts[: len(line_starts)]
+
+
+@settings(deadline=None, max_examples=300)
+@given(
+    text=st.text(alphabet=st.sampled_from(list("ab \t\r\n\u00a0é€£"))),
+    form=st.sampled_from(["utf-8", "utf-8-sig", "cp1252", "utf-16", "broken"]),
+)
+def test_decoded_text_is_the_decoded_lines_joined(text: str, form: str) -> None:
+    # The sniffer's text: the lines every parser gets, by string methods where it can.
+    if form == "broken":
+        data = text.encode() + b"\xff\xfe\x80"
+    else:
+        data = text.encode(form, errors="replace")
+    try:
+        expected = "\n".join(decode_lines(data).lines.to_list())
+    except UnreadableFile:
+        with pytest.raises(UnreadableFile):
+            decode_text(data)
+        return
+    assert decode_text(data) == expected
 
 
 def test_strings_array_spans_and_nulls() -> None:
