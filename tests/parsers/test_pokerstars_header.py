@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from parsers.byte_kernels import series_bytes
 from parsers.pokerstars.block_parser import header_groups
 from parsers.pokerstars.compiled_header import header_fields, header_spans, table_fields
+from parsers.pokerstars import HAND_START, hand_starts
 from parsers.pokerstars.forms import TABLE
 
 HEADERS = (
@@ -108,3 +109,11 @@ def test_the_usual_shapes_are_read_in_compiled_code() -> None:
     accepted, _ = header_spans(data, offsets, np.arange(len(HEADERS), dtype=np.int64))
     # A freeroll, a Zoom table and 5 Card Omaha go to the expressions.
     assert accepted.tolist() == [True, True, True, False, True, True, True, False, False]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(HEADERS + TABLES + ("PokerStars ",)), _EDITS), max_size=40))
+def test_hand_starts_are_the_expressions(cases: list[tuple[str, list]]) -> None:
+    lines = pl.Series("line", [_edited(text, edits) for text, edits in cases], dtype=pl.String)
+    expected = lines.str.contains(HAND_START).fill_null(False).to_numpy()
+    assert hand_starts(lines).tolist() == expected.tolist()
