@@ -4,8 +4,9 @@ Each corpus hand is replicated under fresh hand ids into a block of ``HILO_BENCH
 hands (default 5,000) and parsed in one call, after a warm-up parse (numba compilation and
 imports are not timed). The PokerStars parser on the corpus's Stars files, replicated to about
 as many hands, is the baseline run in the same process: the ratio is what to compare across
-machines; the load average is printed beside it. Also timed: `parsers.xml_safe.read_document`
-alone on one Merge game (the safe reading's share of a hand's cost).
+machines; the load average is printed beside it. Also timed:
+`parsers.engine.xml_safe.read_document` alone on one Merge game (the safe reading's share of a
+hand's cost).
 
 Run with ``python -m bench xml``.
 """
@@ -19,11 +20,11 @@ from pathlib import Path
 
 from parsers.base import SiteParser
 from parsers.boss import BossParser
+from parsers.engine.xml_safe import read_document
 from parsers.merge import MergeParser
 from parsers.microgaming import MicrogamingParser
 from parsers.pokerstars import PokerStarsParser
 from parsers.text import decode_lines
-from parsers.xml_safe import read_document
 
 __all__ = ["main"]
 

@@ -17,14 +17,14 @@ Lines):
 "value": "BOARD_FLOP", "cards": ["51", "12", "13"]}, …], "showdown": {"pot", "rake",
 "mainpot", "results": [{"winType", "player", "win", "hand", "handExt", "cards"}]}}``
 
-Keys are the Boss attribute names in any case, so the decoding is Boss's
-(`parsers.boss.read_boss_hand`): card ids, blinds, increments, per-player totals with a half
-type, the pot after rake, silent uncalled bets derived from the printed pot.
+Keys are the Boss attribute names in any case, so the decoding is the Boss schema's
+(`parsers.engine.boss_schema.read_boss_hand`, which Boss's XML uses too): blinds, increments,
+per-player totals with a half type, the pot after rake, silent uncalled bets derived from the
+printed pot. IGT's own are its card ids (`igt_card`), its JSON shapes and its profile.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import re
@@ -35,10 +35,10 @@ import numpy as np
 import polars as pl
 
 from parsers.base import ParseResult
-from parsers.boss import BossParser, read_boss_hand
 from parsers.columns import CARD_CODES, RANKS
-from parsers.xml_hands import HandProblem, HandRecord, XmlHandParser, small_number
-from parsers.xml_safe import MAX_DEPTH
+from parsers.engine.boss_schema import read_boss_hand
+from parsers.engine.structured import HandProblem, HandRecord, XmlHandParser, small_number
+from parsers.engine.xml_safe import MAX_DEPTH
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "IgtParser"]
@@ -50,8 +50,18 @@ class IgtParser(XmlHandParser):
     """Parser for IGT JSON hand histories."""
 
     site: ClassVar[str] = SITE
-    # As Boss: one total per player with a half type, the pot after rake, the rake printed.
-    profile: ClassVar[SiteProfile] = dataclasses.replace(BossParser.profile, site=SITE)
+    # As Boss prints them (the same schema): one total per player with a half type, the pot
+    # printed after rake, the rake printed; uncalled bets handed back silently are derived
+    # from the printed pot.
+    profile: ClassVar[SiteProfile] = SiteProfile(
+        site=SITE,
+        halves_labelled=False,
+        total_pot_is_gross=False,
+        raise_cap=4,
+        payout_lines="per_player",
+        rake_printed=True,
+        uncalled_printed=True,
+    )
     start_tag: ClassVar[re.Pattern[str]] = re.compile(r"^[ \t]*\{")
     hand_end: ClassVar[str] = "}"
     sniff_pattern: ClassVar[re.Pattern[str]] = re.compile(

@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 from xml.etree.ElementTree import Element
 
-from parsers.xml_hands import (
+from parsers.engine.structured import (
     HandProblem,
     HandRecord,
     SkippedGame,
@@ -49,7 +49,7 @@ from parsers.xml_hands import (
     seat_row,
     small_number,
 )
-from parsers.xml_safe import XmlRefused, attribute, read_document
+from parsers.engine.xml_safe import XmlRefused, attribute, read_document
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "IPokerParser"]

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 from xml.etree.ElementTree import Element
 
-from parsers.xml_hands import (
+from parsers.engine.structured import (
     HandProblem,
     HandRecord,
     SkippedGame,
@@ -46,7 +46,7 @@ from parsers.xml_hands import (
     seat_row,
     small_number,
 )
-from parsers.xml_safe import attribute
+from parsers.engine.xml_safe import attribute
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "MicrogamingParser"]

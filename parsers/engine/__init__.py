@@ -13,7 +13,14 @@
 - `block_parts`: `BlockParts`, what a PartyPoker-family site (Party, Pacific, Everleaf, Full Tilt)
   decoded, and `assemble`, with the decoding helpers those sites share.
 - `kernels`: the compiled loop behind the street totals.
+- `structured`: `XmlHandParser` and `HandRecord`, the engine of the formats with one structured
+  element or JSON object per hand (Merge, Boss, Microgaming, iPoker XML; IGT JSON), with the
+  decoding helpers they share (exact amounts, cards, seat, collection and all-in rows, stakes).
+- `boss_schema`: `read_boss_hand`, the hand schema two sites print (Boss as XML, IGT as JSON),
+  each passing its own card numbering.
+- `xml_safe`: the one safe reader of untrusted XML (DTDs and entities refused, size, depth and
+  element count bounded).
 
 A site module holds its line forms, money, card and time formats, and its profile; it decodes its
-lines into `HandTables` and hands them to `finish`.
+lines (or its elements, through `structured`) into `HandTables` and hands them to `finish`.
 """

@@ -18,8 +18,8 @@ import pytest
 import parsers
 from parsers import igt
 from parsers.columns import MAX_MINOR_UNITS
-from parsers.xml_hands import HandProblem, minor_units, small_number
-from parsers.xml_safe import MAX_DEPTH, MAX_ELEMENTS, XmlRefused, _read_pulled, read_document
+from parsers.engine.structured import HandProblem, minor_units, small_number
+from parsers.engine.xml_safe import MAX_DEPTH, MAX_ELEMENTS, XmlRefused, _read_pulled, read_document
 from tests.parsers.corpus import CORPUS, needs_corpus
 
 

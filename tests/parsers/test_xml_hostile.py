@@ -18,7 +18,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from parsers.xml_safe import MAX_DOCUMENT_CHARS, XmlRefused, read_document
+from parsers.engine.xml_safe import MAX_DOCUMENT_CHARS, XmlRefused, read_document
 from pipeline.dataset import read_table
 from pipeline.ingest import IngestSummary, ingest
 

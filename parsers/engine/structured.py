@@ -2,9 +2,11 @@
 
 These formats hold one hand per element (``<game>``, ``<HISTORY>``, ``<Game>``) or JSON object,
 so a block of lines is cut at each hand's opening line, each hand's text is read on its own
-through `parsers.xml_safe` (or `json`) and decoded by the site's `read_hand` into a `HandRecord`.
-The records become the frames of `parsers.engine.assembly.HandTables`, and the shared `finish` runs the
-same seat, actor and card checks, positions and rejects as the text parsers.
+through `parsers.engine.xml_safe` (or `json`) and decoded by the site's `read_hand` into a
+`HandRecord`. The records become the frames of `parsers.engine.assembly.HandTables`, and the
+shared `finish` runs the same seat, actor and card checks, positions and rejects as the text
+parsers. The Boss schema, which two sites print (Boss as XML, IGT as JSON), is read by
+`parsers.engine.boss_schema`.
 
 Text outside the hand elements (``<ROOT>``, ``----PRIMA.DAT----``, Merge's ``<description>``,
 iPoker's session ``<general>``) is either wrapper text, dropped, or *context* a site reads for
@@ -34,7 +36,7 @@ from parsers.base import ParseResult
 from parsers.columns import CARD_CODES, MAX_MINOR_UNITS
 from parsers.engine.assembly import HandTables, attach_hole_cards, finish
 from parsers.engine.betting import settle_all_in_kinds, street_amounts
-from parsers.xml_safe import MAX_DOCUMENT_CHARS, XmlRefused, read_document
+from parsers.engine.xml_safe import MAX_DOCUMENT_CHARS, XmlRefused, read_document
 from pipeline.profiles import SiteProfile
 from pipeline.schema import HAND_TABLES
 
@@ -148,7 +150,7 @@ def card(rank: str, suit: str) -> int | None:
 
 
 def read_element(text: str, tag: str) -> Element:
-    """A hand's text read safely as one ``<tag>`` element (`parsers.xml_safe`)."""
+    """A hand's text read safely as one ``<tag>`` element (`parsers.engine.xml_safe`)."""
     root = read_document(text, f"{tag} element")
     if root.tag != tag:
         raise HandProblem(f"unexpected root element <{root.tag[:40]}>")
