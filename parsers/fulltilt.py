@@ -41,6 +41,7 @@ from parsers.engine.block_parts import (
     card_codes,
     declined_shows,
     first_per_hand,
+    seat_rows,
     sections,
     unknown_lines,
 )
@@ -392,17 +393,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         )
     )
 
-    seats = (
-        kind_fields(lines, "seat", SEAT, "hand")
-        .join(scale_of, on="hand", how="left")
-        .select(
-            "hand",
-            "player",
-            seat=pl.col("seat").cast(pl.Int16, strict=False),
-            stack_start=amount_value(pl.col("stack"), scale),
-            sitting_out=pl.col("flags").is_not_null(),
-        )
-    )
+    seats = seat_rows(lines, scale_of, SEAT, sitting_out=pl.col("flags").is_not_null())
     dealt = (
         kind_fields(lines, "dealt", DEALT, "hand", "line_no")
         .select("hand", "line_no", "player", cards=card_codes(pl.col("cards")), dealt=pl.lit(True))

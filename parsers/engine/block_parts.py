@@ -303,8 +303,17 @@ def folded_excess_returns(actions: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def seat_rows(lines: pl.DataFrame, scale_of: pl.DataFrame, pattern: str) -> pl.DataFrame:
-    """Seat lines decoded with ``pattern`` (groups seat, player, stack) into seat rows."""
+def seat_rows(
+    lines: pl.DataFrame,
+    scale_of: pl.DataFrame,
+    pattern: str,
+    sitting_out: pl.Expr | None = None,
+) -> pl.DataFrame:
+    """Seat lines decoded with ``pattern`` (groups seat, player, stack) into seat rows.
+
+    ``sitting_out`` says, over the decoded fields, which seats sit out (Full Tilt: a seat line
+    with flags); by default none does.
+    """
     return (
         kind_fields(lines, "seat", pattern, "hand")
         .join(scale_of, on="hand", how="left")
@@ -313,7 +322,7 @@ def seat_rows(lines: pl.DataFrame, scale_of: pl.DataFrame, pattern: str) -> pl.D
             "player",
             seat=pl.col("seat").cast(pl.Int16, strict=False),
             stack_start=amount_value(pl.col("stack"), pl.col("money_scale")),
-            sitting_out=pl.lit(False),
+            sitting_out=pl.lit(False) if sitting_out is None else sitting_out,
         )
     )
 
