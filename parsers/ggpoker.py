@@ -43,11 +43,9 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
-from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     CURRENCY_SYMBOLS,
-    EMPTY_CARDS,
     FIRST_SITE_KIND,
     FLOP,
     KIND_MARKER,
@@ -56,11 +54,11 @@ from parsers.engine.line_kinds import (
     SHOWDOWN,
     SUMMARY,
     TURN,
+    Required,
     TextFormat,
     first_lines,
     utc_time,
 )
-from parsers.engine.stakes import blinds_and_bets
 from pipeline.profiles import SiteProfile
 
 __all__ = ["GGPokerParser"]
@@ -173,6 +171,11 @@ class GGPokerFormat(TextFormat):
         LineForm(KIND_ACTION, pattern=ACTION, where="body"),
     )
     informational: ClassVar[str] = INFORMATIONAL
+    required_lines: ClassVar[tuple[Required, ...]] = (
+        Required(pl.col("marker") == "SUMMARY", "truncated hand: no summary"),
+        Required(pl.col("marker") == "HOLE CARDS", "truncated hand: no hole cards section"),
+        Required(pl.col("kind") == KIND_TABLE, "table line missing or repeated", exactly_one=True),
+    )
 
     def headers(self, body: pl.DataFrame) -> pl.DataFrame:
         parsed = (
@@ -265,38 +268,15 @@ class GGPokerFormat(TextFormat):
         totals = totals.select(
             "hand",
             *[self.money(part).alias(f"{part}_value") for part in parts],
-            bad_money=pl.any_horizontal(
-                [pl.col(part).is_not_null() & self.money(part).is_null() for part in parts]
-            ),
-        )
-        markers = (
-            lines.filter(pl.col("kind") == KIND_MARKER)
-            .group_by("hand")
-            .agg(
-                has_summary=(pl.col("marker") == "SUMMARY").any(),
-                has_hole=(pl.col("marker") == "HOLE CARDS").any(),
-                third_run=pl.col("marker").str.starts_with("THIRD ").any(),
-            )
+            bad_money=self.unreadable_money(*parts),
         )
         counts = lines.group_by("hand").agg(
-            tables=(pl.col("kind") == KIND_TABLE).sum(),
+            third_run=(
+                (pl.col("kind") == KIND_MARKER) & pl.col("marker").str.starts_with("THIRD ")
+            ).any(),
             cash_drop=(pl.col("kind") == KIND_CASH_DROP).any(),
         )
-        hands = (
-            headers.join(totals, on="hand", how="left")
-            .join(self.boards(lines), on="hand", how="left")
-            .join(self.posted(actions), on="hand", how="left")
-            .join(markers, on="hand", how="left")
-            .join(counts, on="hand", how="left")
-        )
-        scale = pl.col("money_scale")
-        fixed = pl.col("limit_type") == "FL"
-        first = money(pl.col("first"), scale)
-        second = money(pl.col("second"), scale)
-        problem = first_problem(
-            (~pl.col("has_summary").fill_null(False), "truncated hand: no summary"),
-            (~pl.col("has_hole").fill_null(False), "truncated hand: no hole cards section"),
-            (pl.col("tables").fill_null(0) != 1, "table line missing or repeated"),
+        checks = (
             (
                 pl.col("total_value").is_null() | pl.col("bad_money").fill_null(True),
                 "missing or unreadable total pot / rake",
@@ -311,17 +291,19 @@ class GGPokerFormat(TextFormat):
             ),
         )
         taken = [pl.col(f"{part}_value") for part in ("rake", "jackpot", "bingo")]
-        return hands.with_columns(
-            **blinds_and_bets(fixed, first, second),
-            ante=pl.coalesce(money(pl.col("ante"), scale), pl.col("posted_ante")),
+        return self.hand_table(
+            headers,
+            lines,
+            actions,
+            (totals, counts),
+            checks,
+            **self.header_stakes(),
+            ante=pl.coalesce(money(pl.col("ante"), pl.col("money_scale")), pl.col("posted_ante")),
             total_pot=pl.col("total_value"),
             # Rake, jackpot and bingo all leave the pot (see the module docstring).
             rake=pl.when(pl.any_horizontal([value.is_not_null() for value in taken])).then(
                 pl.sum_horizontal([value.fill_null(0) for value in taken])
             ),
-            board=pl.col("board").fill_null(EMPTY_CARDS),
-            source_offset=pl.col("offset"),
-            problem=problem,
         )
 
     def seats(self, lines: pl.DataFrame) -> pl.DataFrame:

@@ -40,11 +40,9 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
-from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     CURRENCY_SYMBOLS,
-    EMPTY_CARDS,
     FIRST_SITE_KIND,
     FLOP,
     KIND_INFO,
@@ -52,6 +50,7 @@ from parsers.engine.line_kinds import (
     PREFLOP,
     RIVER,
     TURN,
+    Required,
     TextFormat,
     bracket_cards,
     first_lines,
@@ -171,6 +170,10 @@ class PkrFormat(TextFormat):
         LineForm(KIND_DESCRIPTION, pattern=DESCRIPTION, where="dealt"),
     )
     informational: ClassVar[str] = INFORMATIONAL
+    required_lines: ClassVar[tuple[Required, ...]] = (
+        Required(pl.col("kind") == KIND_END, "truncated hand: no end of hand line"),
+        Required(pl.col("marker") == "Cards", "truncated hand: no dealing"),
+    )
 
     def classify(self, lines: pl.DataFrame) -> pl.DataFrame:
         """As usual, then chat and emotes of seated players become informational."""
@@ -299,21 +302,8 @@ class PkrFormat(TextFormat):
             .group_by("hand")
             .agg(rake=pl.col("value").sum(), bad_rake=pl.col("value").is_null().any())
         )
-        counts = lines.group_by("hand").agg(
-            has_end=(pl.col("kind") == KIND_END).any(),
-            has_cards=(pl.col("marker") == "Cards").any(),
-        )
-        hands = (
-            headers.join(sizes, on="hand", how="left")
-            .join(rakes, on="hand", how="left")
-            .join(self.boards(lines), on="hand", how="left")
-            .join(self.posted(actions), on="hand", how="left")
-            .join(counts, on="hand", how="left")
-        )
         scale = pl.col("money_scale")
-        problem = first_problem(
-            (~pl.col("has_end").fill_null(False), "truncated hand: no end of hand line"),
-            (~pl.col("has_cards").fill_null(False), "truncated hand: no dealing"),
+        checks = (
             (
                 pl.col("total_pot").is_null() | pl.col("bad_sizes").fill_null(True),
                 "missing or unreadable pot sizes",
@@ -325,14 +315,16 @@ class PkrFormat(TextFormat):
                 "unknown currency: no currency symbol on the blinds line",
             ),
         )
-        return hands.with_columns(
+        return self.hand_table(
+            headers,
+            lines,
+            actions,
+            (sizes, rakes),
+            checks,
             small_blind=money(pl.col("first"), scale),
             big_blind=money(pl.col("second"), scale),
             ante=pl.col("posted_ante"),
             side_pots=pl.when(pl.col("side_pots").list.len() > 1).then(pl.col("side_pots")),
-            board=pl.col("board").fill_null(EMPTY_CARDS),
-            source_offset=pl.col("offset"),
-            problem=problem,
         )
 
     def seats(self, lines: pl.DataFrame) -> pl.DataFrame:

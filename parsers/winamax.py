@@ -40,10 +40,8 @@ import polars as pl
 from parsers.base import ParseResult
 from parsers.columns import money
 from parsers.engine.block_parts import folded_excess_returns
-from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
-    EMPTY_CARDS,
     FIRST_SITE_KIND,
     FLOP,
     PREFLOP,
@@ -52,11 +50,11 @@ from parsers.engine.line_kinds import (
     SHOWDOWN,
     SUMMARY,
     TURN,
+    Required,
     TextFormat,
     first_lines,
     utc_time,
 )
-from parsers.engine.stakes import blinds_and_bets
 from pipeline.profiles import SiteProfile
 
 __all__ = ["WinamaxParser"]
@@ -147,6 +145,10 @@ class WinamaxFormat(TextFormat):
         LineForm(KIND_ACTION, pattern=ACTION, where="body"),
     )
     informational: ClassVar[str] = INFORMATIONAL
+    required_lines: ClassVar[tuple[Required, ...]] = (
+        Required(pl.col("marker") == "SUMMARY", "truncated hand: no summary"),
+        Required(pl.col("kind") == KIND_TABLE, "table line missing or repeated", exactly_one=True),
+    )
 
     def headers(self, body: pl.DataFrame) -> pl.DataFrame:
         parsed = (
@@ -212,24 +214,7 @@ class WinamaxFormat(TextFormat):
                 total_ok=pl.col("total").is_not_null(),
             )
         )
-        tables = lines.filter(pl.col("kind") == KIND_TABLE).group_by("hand").len("tables")
-        hands = (
-            headers.join(totals, on="hand", how="left")
-            .join(self.boards(lines), on="hand", how="left")
-            .join(self.posted(actions), on="hand", how="left")
-            .join(tables, on="hand", how="left")
-        )
-        scale = pl.col("money_scale")
-        fixed = pl.col("limit_type") == "FL"
-        first = money(pl.col("first"), scale)
-        second = money(pl.col("second"), scale)
-        has_summary = lines.filter(pl.col("marker") == "SUMMARY").select("hand").unique()
-        hands = hands.with_columns(
-            has_summary=pl.col("hand").is_in(has_summary["hand"].implode()),
-        )
-        problem = first_problem(
-            (~pl.col("has_summary"), "truncated hand: no summary"),
-            (pl.col("tables").fill_null(0) != 1, "table line missing or repeated"),
+        checks = (
             (
                 ~pl.col("total_ok").fill_null(False)
                 | (pl.col("total_pot").is_null() & ~pl.col("abbreviated"))
@@ -237,12 +222,14 @@ class WinamaxFormat(TextFormat):
                 "missing or unreadable total pot / rake",
             ),
         )
-        return hands.with_columns(
-            **blinds_and_bets(fixed, first, second),
-            ante=pl.coalesce(money(pl.col("ante"), scale), pl.col("posted_ante")),
-            board=pl.col("board").fill_null(EMPTY_CARDS),
-            source_offset=pl.col("offset"),
-            problem=problem,
+        return self.hand_table(
+            headers,
+            lines,
+            actions,
+            (totals,),
+            checks,
+            **self.header_stakes(),
+            ante=pl.coalesce(money(pl.col("ante"), pl.col("money_scale")), pl.col("posted_ante")),
         )
 
     def seats(self, lines: pl.DataFrame) -> pl.DataFrame:

@@ -35,24 +35,21 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
-from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     CURRENCY_SYMBOLS,
-    EMPTY_CARDS,
     FIRST_SITE_KIND,
     FLOP,
-    KIND_MARKER,
     PREFLOP,
     RIVER,
     SHOWDOWN,
     SUMMARY,
     TURN,
+    Required,
     TextFormat,
     first_lines,
     utc_time,
 )
-from parsers.engine.stakes import blinds_and_bets
 from pipeline.profiles import SiteProfile
 
 __all__ = ["WpnParser"]
@@ -151,6 +148,11 @@ class WpnFormat(TextFormat):
         LineForm(KIND_ACTION, pattern=ACTION, where="body"),
     )
     informational: ClassVar[str] = INFORMATIONAL
+    required_lines: ClassVar[tuple[Required, ...]] = (
+        Required(pl.col("marker") == "SUMMARY", "truncated hand: no summary"),
+        Required(pl.col("marker") == "HOLE CARDS", "truncated hand: no hole cards section"),
+        Required(pl.col("kind") == KIND_TABLE, "table line missing or repeated", exactly_one=True),
+    )
 
     def headers(self, body: pl.DataFrame) -> pl.DataFrame:
         parsed = (
@@ -292,50 +294,27 @@ class WpnFormat(TextFormat):
                 total_pot=self.money("total"),
                 printed_rake=self.money("rake"),
                 jp_fee=self.money("jp_fee"),
-                money_bad=(pl.col("total").is_not_null() & self.money("total").is_null())
-                | (pl.col("rake").is_not_null() & self.money("rake").is_null())
-                | (pl.col("jp_fee").is_not_null() & self.money("jp_fee").is_null()),
+                money_bad=self.unreadable_money("total", "rake", "jp_fee"),
             )
         )
-        marker_hands = (
-            lines.filter(pl.col("kind") == KIND_MARKER)
-            .group_by("hand")
-            .agg(
-                has_summary=(pl.col("marker") == "SUMMARY").any(),
-                has_hole=(pl.col("marker") == "HOLE CARDS").any(),
-            )
-        )
-        tables = lines.filter(pl.col("kind") == KIND_TABLE).group_by("hand").len("tables")
-        hands = (
-            headers.join(totals, on="hand", how="left")
-            .join(self.boards(lines), on="hand", how="left")
-            .join(self.posted(actions), on="hand", how="left")
-            .join(marker_hands, on="hand", how="left")
-            .join(tables, on="hand", how="left")
-        )
-        scale = pl.col("money_scale")
-        fixed = pl.col("limit_type") == "FL"
-        first = money(pl.col("first"), scale)
-        second = money(pl.col("second"), scale)
-        problem = first_problem(
-            (~pl.col("has_summary").fill_null(False), "truncated hand: no summary"),
-            (~pl.col("has_hole").fill_null(False), "truncated hand: no hole cards section"),
-            (pl.col("tables").fill_null(0) != 1, "table line missing or repeated"),
+        checks = (
             (
                 pl.col("total_pot").is_null() | pl.col("money_bad").fill_null(True),
                 "missing or unreadable total pot / rake",
             ),
         )
-        return hands.with_columns(
-            **blinds_and_bets(fixed, first, second),
+        return self.hand_table(
+            headers,
+            lines,
+            actions,
+            (totals,),
+            checks,
+            **self.header_stakes(),
             ante=pl.col("posted_ante"),
             # Rake and jackpot fee both leave the pot (see the module docstring).
             rake=pl.when(pl.col("jp_fee").is_not_null())
             .then(pl.col("printed_rake").fill_null(0) + pl.col("jp_fee"))
             .otherwise(pl.col("printed_rake")),
-            board=pl.col("board").fill_null(EMPTY_CARDS),
-            source_offset=pl.col("offset"),
-            problem=problem,
         )
 
     def seats(self, lines: pl.DataFrame) -> pl.DataFrame:

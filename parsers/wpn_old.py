@@ -38,21 +38,19 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.columns import money
-from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
-    EMPTY_CARDS,
     FIRST_SITE_KIND,
     FLOP,
     RIVER,
     SUMMARY,
     TURN,
+    Required,
     TextFormat,
     bracket_cards,
     first_lines,
     utc_time,
 )
-from parsers.engine.stakes import blinds_and_bets
 from pipeline.profiles import SiteProfile
 
 __all__ = ["WpnOldParser"]
@@ -146,6 +144,13 @@ class WpnOldFormat(TextFormat):
         LineForm(KIND_END, starts="Game ended at: ", where="summary"),
     )
     informational: ClassVar[str] = INFORMATIONAL
+    required_lines: ClassVar[tuple[Required, ...]] = (
+        Required(pl.col("marker") == "Summary", "truncated hand: no summary"),
+        Required(pl.col("kind") == KIND_END, "truncated hand: no summary"),
+        Required(
+            pl.col("kind") == KIND_GAME_ID, "Game ID line missing or repeated", exactly_one=True
+        ),
+    )
 
     def headers(self, body: pl.DataFrame) -> pl.DataFrame:
         started = (
@@ -283,44 +288,26 @@ class WpnOldFormat(TextFormat):
         )
         button = first_lines(lines, BUTTON, "b")
         counts = lines.group_by("hand").agg(
-            game_ids=(pl.col("kind") == KIND_GAME_ID).sum(),
-            has_summary=(pl.col("marker") == "Summary").any(),
-            has_end=(pl.col("kind") == KIND_END).any(),
             summary_players=(pl.col("kind") == KIND_SUMMARY_PLAYER).sum(),
         )
-        hands = (
-            headers.drop("max_seats")
-            .join(pots, on="hand", how="left")
-            .join(button, on="hand", how="left")
-            .join(self.boards(lines), on="hand", how="left")
-            .join(self.posted(actions), on="hand", how="left")
-            .join(counts, on="hand", how="left")
-        )
-        scale = pl.col("money_scale")
-        fixed = pl.col("limit_type") == "FL"
-        first = money(pl.col("first"), scale)
-        second = money(pl.col("second"), scale)
-        problem = first_problem(
-            (
-                ~pl.col("has_summary").fill_null(False) | ~pl.col("has_end").fill_null(False),
-                "truncated hand: no summary",
-            ),
-            (pl.col("game_ids").fill_null(0) != 1, "Game ID line missing or repeated"),
+        checks = (
             (
                 pl.col("total_pot").is_null() | pl.col("printed_rake").is_null(),
                 "missing or unreadable pot / rake",
             ),
         )
-        return hands.with_columns(
-            **blinds_and_bets(fixed, first, second),
+        return self.hand_table(
+            headers.drop("max_seats"),
+            lines,
+            actions,
+            (pots, button, counts),
+            checks,
+            **self.header_stakes(),
             ante=pl.col("posted_ante"),
             button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
             max_seats=pl.lit(None, dtype=pl.Int16),
             # Rake and jackpot fee both leave the pot (see the module docstring).
             rake=pl.col("printed_rake") + pl.col("jp_fee").fill_null(0),
-            board=pl.col("board").fill_null(EMPTY_CARDS),
-            source_offset=pl.col("offset"),
-            problem=problem,
         )
 
     def seats(self, lines: pl.DataFrame) -> pl.DataFrame:

@@ -10,6 +10,7 @@ Winamax, Winning Poker Network (both layouts), PKR and GGPoker parsers.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
 
 import numpy as np
@@ -19,8 +20,10 @@ from parsers.base import ParseResult
 from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.engine.assembly import HandTables, attach_hole_cards, finish
 from parsers.engine.betting import ordered_actions, street_amounts
+from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import fill_from_rows, line_frame
+from parsers.engine.stakes import blinds_and_bets
 
 __all__ = [
     "CURRENCY_SYMBOLS",
@@ -34,6 +37,7 @@ __all__ = [
     "KIND_UNKNOWN",
     "PREFLOP",
     "RIVER",
+    "Required",
     "SETUP",
     "SHOWDOWN",
     "SUMMARY",
@@ -88,6 +92,17 @@ def ensure_columns(frame: pl.DataFrame, schema: Mapping[str, DataTypeLike]) -> p
     return frame.with_columns(missing) if missing else frame
 
 
+@dataclass(frozen=True)
+class Required:
+    """Lines a complete hand prints (a truncated one lacks them): ``lines``, a condition over the
+    classified lines (``kind``, ``marker``, ...), held by at least one of a hand's lines, or by
+    exactly one with ``exactly_one``; ``reason``, the reject reason of a hand that fails."""
+
+    lines: pl.Expr
+    reason: str
+    exactly_one: bool = False
+
+
 class TextFormat:
     """One parse of a block of a line-oriented hand-history format.
 
@@ -109,6 +124,9 @@ class TextFormat:
     line_kinds: ClassVar[tuple[LineForm, ...]]
     # Known text that carries nothing the tables need; any other line quarantines its hand.
     informational: ClassVar[str]
+    # The lines a complete hand prints, checked first by `hand_table`, in this order (the order
+    # decides a damaged hand's reason).
+    required_lines: ClassVar[tuple[Required, ...]] = ()
 
     def __init__(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> None:
         self.source_file = source_file
@@ -242,6 +260,7 @@ class TextFormat:
             if "cards" in marker_fields.columns
             else pl.lit(None, dtype=pl.String),
         )
+
     def fields(self, lines: pl.DataFrame, kind: int, pattern: str) -> pl.DataFrame:
         """The named groups of ``pattern`` over the lines of one kind, with their context.
 
@@ -349,6 +368,69 @@ class TextFormat:
         sightings = known.with_columns(cards=cards_list(pl.col("cards_text")))
         heroes = known.filter(pl.col("is_dealt")).select("hand", "player")
         return attach_hole_cards(seats, sightings, heroes, keep_first=True)
+
+    def hand_table(
+        self,
+        headers: pl.DataFrame,
+        lines: pl.DataFrame,
+        actions: pl.DataFrame,
+        printed: tuple[pl.DataFrame, ...],
+        checks: tuple[tuple[pl.Expr, str], ...],
+        **columns: pl.Expr,
+    ) -> pl.DataFrame:
+        """The hands table `hands` returns, from what the site decoded.
+
+        ``headers`` (one row per candidate hand) joined with the site's per-hand frames
+        (``printed``, keyed by ``hand``), the boards (`boards`), the largest posts (`posted`)
+        and whether each hand has its `required_lines`; then the site's ``columns`` (stakes,
+        ante, pot, rake: expressions over those joined columns), the board (empty where none
+        was dealt), ``source_offset`` and ``problem``: the reason of the first required line a
+        hand lacks, else of the first of the site's ``checks`` (``(condition, reason)`` pairs,
+        as `first_problem` takes them) that holds.
+        """
+        hands = headers
+        for frame in printed:
+            hands = hands.join(frame, on="hand", how="left")
+        hands = hands.join(self.boards(lines), on="hand", how="left").join(
+            self.posted(actions), on="hand", how="left"
+        )
+        missing = [f"missing_required_{index}" for index in range(len(self.required_lines))]
+        if missing:
+            present = lines.group_by("hand").agg(
+                (
+                    (required.lines.sum() != 1) if required.exactly_one else ~required.lines.any()
+                ).alias(name)
+                for required, name in zip(self.required_lines, missing, strict=True)
+            )
+            hands = hands.join(present, on="hand", how="left")
+        problem = first_problem(
+            *(
+                (pl.col(name).fill_null(True), required.reason)
+                for required, name in zip(self.required_lines, missing, strict=True)
+            ),
+            *checks,
+        )
+        return hands.with_columns(
+            **columns,
+            board=pl.col("board").fill_null(EMPTY_CARDS),
+            source_offset=pl.col("offset"),
+            problem=problem,
+        )
+
+    @staticmethod
+    def header_stakes() -> dict[str, pl.Expr]:
+        """Blinds and bets from the header's two stakes (``first``, ``second``: the bets in fixed
+        limit, else the blinds), as `parsers.engine.stakes.blinds_and_bets` reads them."""
+        scale = pl.col("money_scale")
+        first, second = money(pl.col("first"), scale), money(pl.col("second"), scale)
+        return blinds_and_bets(pl.col("limit_type") == "FL", first, second)
+
+    @classmethod
+    def unreadable_money(cls, *columns: str) -> pl.Expr:
+        """Whether any of the printed amount ``columns`` is printed but unreadable."""
+        return pl.any_horizontal(
+            [pl.col(column).is_not_null() & cls.money(column).is_null() for column in columns]
+        )
 
     @staticmethod
     def posted(actions: pl.DataFrame) -> pl.DataFrame:
