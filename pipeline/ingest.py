@@ -1315,7 +1315,8 @@ def _rows_by_code(rows: pa.Table, codes: np.ndarray, count: int) -> dict[int, pa
         for code, start, end in zip(codes[starts].tolist(), starts, ends, strict=True):
             slices.setdefault(code, []).append(rows.slice(start, end - start))
         return {code: pa.concat_tables(parts) for code, parts in slices.items()}
-    order = np.argsort(codes.astype(np.int16), kind="stable")
+    # A stable sort of 16-bit codes is a radix sort; a hostile block may hold more months.
+    order = np.argsort(codes.astype(np.int16 if count <= 1 << 15 else np.int64), kind="stable")
     ordered_rows = rows.take(pa.array(order))
     by_code = {}
     start = 0

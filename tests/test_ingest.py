@@ -737,6 +737,40 @@ def test_month_names_are_the_partition_values() -> None:
         assert [names[code] for code in codes] == dataset.month_of(column).to_pylist()
 
 
+def test_month_split_of_a_block_of_many_months() -> None:
+    # More months than a 16-bit code holds (a hostile block): still each hand in its month,
+    # in order.
+    import random
+
+    import numpy as np
+    import pyarrow as pa
+
+    from pipeline.schema import HAND_TABLES
+
+    months = list(range(40_000))  # months since 1970-01: years 1970 to 5303
+    random.Random(4).shuffle(months)
+    mid_month = np.array(months, "datetime64[M]").astype("datetime64[us]") + np.timedelta64(
+        14, "D"
+    )
+    starts = pa.array(mid_month.view(np.int64)).cast(pa.timestamp("us", tz="UTC"))
+    hands = pa.table(
+        {
+            "site": ["s"] * len(months),
+            "hand_id": [str(number) for number in range(len(months))],
+            "started_at": starts,
+        },
+        schema=pa.schema(
+            [HAND_TABLES["hands"].field(name) for name in ("site", "hand_id", "started_at")]
+        ),
+    )
+    pieces = ingest_module._split_by_month({"hands": hands})
+    expected = dataset.month_of(starts).to_pylist()
+    assert len(pieces) == len(set(expected))
+    for month, tables in pieces:
+        ids = [int(i) for i in tables["hands"]["hand_id"].to_pylist()]
+        assert ids == sorted(ids) and {expected[i] for i in ids} == {month}
+
+
 def test_tasks_get_absolute_paths(
     tmp_path: Path, stars_files: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
