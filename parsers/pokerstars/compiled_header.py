@@ -9,7 +9,7 @@ Nearly every header is one of two shapes, a cash game and a tournament:
 (the second on one line). A line of one of those shapes is cut into the groups the regular
 expressions of `parsers.pokerstars.forms` (HEADER, GAME_TEXT, STAKES, TABLE) give it; any other
 line, or anything unusual in one (another game, a club, a Zoom or Home Game prefix, a mixed
-game, a tab, an odd stake), is left to those expressions. So the shapes read here are narrow on
+game, a freeroll, a tab or a Unicode space or digit, an odd stake), is left to those expressions. So the shapes read here are narrow on
 purpose: for them the expressions' groups are plain to see, and the tests compare the two
 readers on every header of the corpus, of generated archives and of mutated hands.
 """
@@ -51,7 +51,8 @@ __all__ = ["header_fields", "table_fields"]
     F_CODE,
 ) = range(21)
 _FIELDS = 21
-# The regular expressions' groups, in their order, and the span each reads (None: null).
+# The regular expressions' groups, in their order, and the span each reads (None: a group these
+# shapes never fill, so null; but ``prefix``, which they fill with nothing).
 _HEADER_GROUPS = (
     ("prefix", None),
     ("hand_id", F_HAND_ID),
@@ -129,7 +130,12 @@ def _symbol(data: np.ndarray, start: int, end: int) -> int:
     """End of an optional ``$``, ``€`` or ``£`` at ``start``."""
     if start < end and data[start] == 0x24:
         return start + 1
-    if end - start >= 3 and data[start] == 0xE2 and data[start + 1] == 0x82 and data[start + 2] == 0xAC:
+    if (
+        end - start >= 3
+        and data[start] == 0xE2
+        and data[start + 1] == 0x82
+        and data[start + 2] == 0xAC
+    ):
         return start + 3
     if end - start >= 2 and data[start] == 0xC2 and data[start + 1] == 0xA3:
         return start + 2
@@ -172,7 +178,9 @@ def _stakes(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
 
 
 @numba.njit(cache=True)
-def _date_time_zone(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int, field: int) -> int:
+def _date_time_zone(
+    data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int, field: int
+) -> int:
     """``YYYY/M/D H:MM:SS ZONE`` at ``start`` into ``field``, ``field + 1``, ``field + 2``;
     its end, or -1."""
     i = _digits(data, start, end, 4, 4)
@@ -207,7 +215,11 @@ def _date_time_zone(data: np.ndarray, start: int, end: int, spans: np.ndarray, r
 def _unicode_space(data: np.ndarray, start: int, end: int) -> bool:
     """Whether a white space character other than ASCII's starts at ``start`` (U+0085, U+00A0,
     U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000)."""
-    if end - start >= 2 and data[start] == 0xC2 and (data[start + 1] == 0x85 or data[start + 1] == 0xA0):
+    if (
+        end - start >= 2
+        and data[start] == 0xC2
+        and (data[start + 1] == 0x85 or data[start + 1] == 0xA0)
+    ):
         return True
     if end - start < 3:
         return False
@@ -232,7 +244,9 @@ def _printable(data: np.ndarray, start: int, end: int) -> bool:
 
 @numba.njit(cache=True)
 def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int) -> bool:
-    if not (starts_with(data, start, end, _STARS_HAND) or starts_with(data, start, end, _STARS_GAME)):
+    if not (
+        starts_with(data, start, end, _STARS_HAND) or starts_with(data, start, end, _STARS_GAME)
+    ):
         return False
     hand_id = start + _STARS_HAND.shape[0]
     i = _digits(data, hand_id, end, 1, 30)
@@ -328,7 +342,9 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
 
 
 @numba.njit(cache=True)
-def header_spans(data: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def header_spans(
+    data: np.ndarray, offsets: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """For each line ``rows[k]``: whether it is a header of the usual shapes, and its spans."""
     count = rows.shape[0]
     spans = np.full((_FIELDS, 2, count), -1, dtype=np.int64)
@@ -345,7 +361,9 @@ def header_spans(data: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> tup
 
 
 @numba.njit(cache=True)
-def table_spans(data: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def table_spans(
+    data: np.ndarray, offsets: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """For each line ``rows[k]``: whether it is ``Table 'NAME'[ N-max] Seat #N is the button``
     with no other quote after the name, and the spans of name, seats and button."""
     count = rows.shape[0]
@@ -405,7 +423,9 @@ def header_fields(
         [
             pl.Series(name, strings_array(data, spans[field, 0], spans[field, 1]))
             if field is not None
-            else pl.Series(name, [""] * len(rows) if name == "prefix" else [None] * len(rows), pl.String)
+            else pl.Series(
+                name, [""] * len(rows) if name == "prefix" else [None] * len(rows), pl.String
+            )
             for name, field in _HEADER_GROUPS
         ]
     )

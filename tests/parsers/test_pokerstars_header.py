@@ -13,22 +13,30 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parsers.byte_kernels import series_bytes
+from parsers.pokerstars import HAND_START, hand_starts
 from parsers.pokerstars.block_parser import header_groups
 from parsers.pokerstars.compiled_header import header_fields, header_spans, table_fields
-from parsers.pokerstars import HAND_START, hand_starts
 from parsers.pokerstars.forms import TABLE
 
 HEADERS = (
-    "PokerStars Game #352398200142810355: Tournament #32790885045, $14.29+$0.71 USD Omaha Hi/Lo"
-    " Pot Limit - Level VIII (200/400) - 2011/04/02 8:05:23 ET",
+    (
+        "PokerStars Game #352398200142810355: Tournament #32790885045, $14.29+$0.71 USD Omaha Hi/Lo"
+        " Pot Limit - Level VIII (200/400) - 2011/04/02 8:05:23 ET"
+    ),
     "PokerStars Hand #1:  Omaha Hi/Lo Pot Limit ($0.10/$0.25 USD) - 2011/04/02 12:00:00 ET",
     "PokerStars Hand #1:  Omaha Hi/Lo Limit ($2/$4) - 2011/04/02 12:00:00 PT [2011/04/02 15:00:00 ET]",
-    "PokerStars Hand #123: Tournament #9, Freeroll Omaha Hi/Lo No Limit - Level I (10/20)"
-    " - 2011/4/2 8:05:23 CET [2011/4/2 2:05:23 ET]",
-    "PokerStars Game #5: Tournament #9, €1+€0.10 EUR Omaha Hi/Lo Limit - Level XV (1,000/2,000)"
-    " - 2019/12/31 23:59:59 ET",
-    "PokerStars Hand #77:  Omaha Hi/Lo No Limit (€0.05/€0.10 EUR) - 2020/01/01 00:00:00 CET"
-    " [2019/12/31 18:00:00 ET]",
+    (
+        "PokerStars Hand #123: Tournament #9, Freeroll Omaha Hi/Lo No Limit - Level I (10/20)"
+        " - 2011/4/2 8:05:23 CET [2011/4/2 2:05:23 ET]"
+    ),
+    (
+        "PokerStars Game #5: Tournament #9, €1+€0.10 EUR Omaha Hi/Lo Limit - Level XV (1,000/2,000)"
+        " - 2019/12/31 23:59:59 ET"
+    ),
+    (
+        "PokerStars Hand #77:  Omaha Hi/Lo No Limit (€0.05/€0.10 EUR) - 2020/01/01 00:00:00 CET"
+        " [2019/12/31 18:00:00 ET]"
+    ),
     "PokerStars Hand #7:  Omaha Hi/Lo Pot Limit (£0.05/£0.10) - 2020/01/01 00:00:00 WET",
     "PokerStars Zoom Hand #7:  Omaha Hi/Lo Pot Limit ($0.05/$0.10) - 2020/01/01 00:00:00 ET",
     "PokerStars Hand #7:  5 Card Omaha Hi/Lo Pot Limit ($0.05/$0.10 USD) - 2020/01/01 00:00:00 ET",
@@ -112,7 +120,9 @@ def test_the_usual_shapes_are_read_in_compiled_code() -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(HEADERS + TABLES + ("PokerStars ",)), _EDITS), max_size=40))
+@given(
+    st.lists(st.tuples(st.sampled_from(HEADERS + TABLES + ("PokerStars ",)), _EDITS), max_size=40)
+)
 def test_hand_starts_are_the_expressions(cases: list[tuple[str, list]]) -> None:
     lines = pl.Series("line", [_edited(text, edits) for text, edits in cases], dtype=pl.String)
     expected = lines.str.contains(HAND_START).fill_null(False).to_numpy()
