@@ -284,7 +284,8 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
         if not starts_with(data, game, end, _GAME):
             return False
         limit = game + _GAME.shape[0]
-        i = _limit(data, limit, end)
+        limit_end = _limit(data, limit, end)
+        i = limit_end
         if i < 0 or not starts_with(data, i, end, _LEVEL):
             return False
         spans[F_TGAME, 0, row], spans[F_TGAME, 1, row] = game, i
@@ -310,7 +311,8 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
         if not starts_with(data, game, end, _GAME):
             return False
         limit = game + _GAME.shape[0]
-        i = _limit(data, limit, end)
+        limit_end = _limit(data, limit, end)
+        i = limit_end
         if i < 0 or end - i < 2 or data[i] != 0x20 or data[i + 1] != 0x28:
             return False
         stakes = i + 2
@@ -326,8 +328,7 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
         spans[F_STAKES, 0, row], spans[F_STAKES, 1, row] = stakes, i
         close = i
     spans[F_GAME, 0, row], spans[F_GAME, 1, row] = game, game + _GAME.shape[0] - 1
-    spans[F_LIMIT, 0, row] = limit
-    spans[F_LIMIT, 1, row] = _limit(data, limit, end)
+    spans[F_LIMIT, 0, row], spans[F_LIMIT, 1, row] = limit, limit_end
     if not starts_with(data, close + 1, end, _DASH):
         return False
     i = _date_time_zone(data, close + 1 + _DASH.shape[0], end, spans, row, F_DATE)
