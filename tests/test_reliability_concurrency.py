@@ -7,9 +7,12 @@ commits: every hand they see has its seats, and counts never go down.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -17,18 +20,31 @@ import pytest
 
 from bench.bench_ingest import write_replicated_files
 from pipeline import dataset
-from pipeline.stats import open_database
+from pipeline.stats import connect, register_sources
 from tests.conftest import REPOSITORY, run_hilo
 from tests.test_cli import _ingest_command
 from tests.test_reliability_crashes import overlapping_inputs
 
 
 def start(command: list[str]) -> subprocess.Popen[str]:
+    """Run ``command`` in a process group of its own (its workers included)."""
     environment = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
     return subprocess.Popen(
         command, cwd=REPOSITORY, env=environment, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
     )  # fmt: skip
+
+
+@contextlib.contextmanager
+def paused(process: subprocess.Popen[str]) -> Iterator[None]:
+    """Stop ``process`` and its workers wherever they are (mid-write included) for the block."""
+    with contextlib.suppress(ProcessLookupError):  # it ended since it was last polled
+        os.killpg(process.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGCONT)
 
 
 @pytest.mark.slow
@@ -89,25 +105,29 @@ def test_readers_during_an_ingest_see_only_whole_commits(
     try:
         while writer.poll() is None:
             if (root / "files").is_dir():
-                # Source views only matter here; the one-pass models (as before issue 19)
-                # keep each look short, where refreshing the stored facts would take longer.
-                connection = open_database(root, persistent=False, stored_facts=False)
-                try:
-                    hands, orphans = connection.sql(
-                        "select (select count(*) from hands),"
-                        " (select count(*) from hands h anti join seats s using (site, hand_id))"
-                    ).fetchall()[0]
-                    recorded = connection.sql(
-                        "select coalesce(sum(hands), 0) from files"
-                    ).fetchall()[0]
-                finally:
-                    connection.close()
-                assert orphans == 0, "a reader saw a hand without its seats"
-                assert recorded is not None and int(recorded[0]) == hands, (
-                    "manifest and parts disagree"
-                )
-                seen.append(hands)
-            time.sleep(0.05)
+                # Looking while the writer is stopped: it runs only between looks, so the
+                # looks land between and inside its commits however fast the ingest is.
+                with paused(writer):
+                    # The source views only, as open_database makes them (its models would
+                    # make each look ten times longer).
+                    connection = connect(":memory:")
+                    try:
+                        register_sources(connection, root)
+                        hands, orphans = connection.sql(
+                            "select (select count(*) from hands),"
+                            " (select count(*) from hands h anti join seats s using (site, hand_id))"
+                        ).fetchall()[0]
+                        recorded = connection.sql(
+                            "select coalesce(sum(hands), 0) from files"
+                        ).fetchall()[0]
+                    finally:
+                        connection.close()
+                    assert orphans == 0, "a reader saw a hand without its seats"
+                    assert recorded is not None and int(recorded[0]) == hands, (
+                        "manifest and parts disagree"
+                    )
+                    seen.append(hands)
+            time.sleep(0.2)
     finally:
         writer.wait(timeout=300)
     assert writer.returncode == 0
