@@ -88,6 +88,38 @@ def fact_files(root: Path) -> dict[str, int]:
     }
 
 
+def assert_manifest_describes_its_files(root: Path) -> None:
+    """Each manifest row's rows, days, stakes and account filter equal what DuckDB finds in
+    the file it names."""
+    import duckdb
+
+    from pipeline.account_filter import account_filter
+
+    connection = duckdb.connect()
+    try:
+        for part in read_fact_manifest(root):
+            rows = connection.sql("select * from read_parquet(?)", params=[str(root / part.path)])
+            assert part.rows == len(rows.fetchall())
+            columns = set(rows.columns)
+            if {"started_on", "limit_type", "money_scale", "stakes_small_minor"} <= columns:
+                days = rows.aggregate("min(started_on), max(started_on)").fetchall()[0]
+                assert (part.first_day, part.last_day) == days
+                stakes = (
+                    rows.select("limit_type, money_scale, stakes_small_minor, stakes_big_minor")
+                    .distinct()
+                    .order("all")
+                    .fetchall()
+                )
+                assert part.stakes == tuple(stakes)
+            else:
+                assert (part.first_day, part.last_day, part.stakes) == (None, None, ())
+            if "account" in columns:
+                names = rows.filter("account is not null").select("account").distinct()
+                assert part.accounts == account_filter(name for (name,) in names.fetchall())
+    finally:
+        connection.close()
+
+
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("facts-archive")
@@ -114,6 +146,7 @@ def test_facts_equal_one_pass_and_only_new_parts_are_computed(first: Path, archi
     assert set(summary.parts) == set(FACT_MODELS)
     assert summary.computed == len(FACT_MODELS) * len(summary.parts["fct_hand_players"]) > 3
     assert_frame_equal(stored_facts(first), reference_facts(first))
+    assert_manifest_describes_its_files(first)
     # Counts are per part: a day of one account may be in two parts; their sums are the same.
     dimensions = [
         "site", "account", "currency", "money_scale", "position", "limit_type", "stakes",
@@ -205,6 +238,7 @@ def test_parts_too_large_for_arrow_are_written_by_duckdb_with_the_same_facts(
     assert_same_stats(first, by="stakes")
     manifest = read_fact_manifest(first)
     assert all(part.first_day is not None for part in manifest if part.model != "fct_player_totals")
+    assert_manifest_describes_its_files(first)
 
 
 def test_a_model_change_recomputes_what_reads_it(
@@ -490,7 +524,7 @@ def test_wide_sums_are_stored_as_int64_or_fail_loudly(tmp_path: Path) -> None:
         )
         assert [str(kind) for kind in relation.types][-1] == "HUGEINT"
         written = facts_module._write_in_arrow(
-            relation, ["micros"], ["account"], tmp_path / "part.parquet"
+            relation.to_arrow_table(), ["micros"], ["account"], tmp_path / "part.parquet"
         )
         stored = pq.read_table(tmp_path / "part.parquet")
         assert stored.equals(written)
@@ -503,6 +537,8 @@ def test_wide_sums_are_stored_as_int64_or_fail_loudly(tmp_path: Path) -> None:
             "select sum(x) * 10 as micros from (values (4611686018427387904)) as rows(x)"
         )
         with pytest.raises(pa.ArrowInvalid):
-            facts_module._write_in_arrow(too_large, ["micros"], [], tmp_path / "large.parquet")
+            facts_module._write_in_arrow(
+                too_large.to_arrow_table(), ["micros"], [], tmp_path / "large.parquet"
+            )
     finally:
         connection.close()
