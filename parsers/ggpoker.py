@@ -38,10 +38,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import numpy as np
 import polars as pl
 
-from parsers.base import ParseResult
 from parsers.columns import money
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
@@ -56,7 +54,9 @@ from parsers.engine.line_kinds import (
     TURN,
     Required,
     TextFormat,
+    TextFormatParser,
     first_lines,
+    head_has_line,
     utc_time,
 )
 from pipeline.profiles import SiteProfile
@@ -365,10 +365,11 @@ class GGPokerFormat(TextFormat):
         return pl.concat([dealt, shown, summary])
 
 
-class GGPokerParser:
+class GGPokerParser(TextFormatParser):
     """Parser for GGPoker text hand histories (Omaha Hi/Lo layout unconfirmed: see the module)."""
 
     site: ClassVar[str] = SITE
+    text_format = GGPokerFormat
     # Payout lines per pot (halves not labelled, one line or two per player: unconfirmed);
     # the printed total is gross of rake.
     profile: ClassVar[SiteProfile] = SiteProfile(
@@ -377,10 +378,4 @@ class GGPokerParser:
 
     def sniff(self, head: str) -> bool:
         """A GGPoker hand header at the start of a line within the first lines."""
-        return pl.Series(head.splitlines()[:20], dtype=pl.String).str.contains(HAND_START).any()
-
-    def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        return lines.str.contains(HAND_START).fill_null(False).to_numpy()
-
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        return GGPokerFormat(lines, offsets, source_file).parse()
+        return head_has_line(head, HAND_START)

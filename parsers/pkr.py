@@ -32,13 +32,10 @@ What PKR prints, and so what this parser records:
 
 from __future__ import annotations
 
-import itertools
 from typing import ClassVar
 
-import numpy as np
 import polars as pl
 
-from parsers.base import ParseResult
 from parsers.columns import money
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
@@ -52,8 +49,10 @@ from parsers.engine.line_kinds import (
     TURN,
     Required,
     TextFormat,
+    TextFormatParser,
     bracket_cards,
     first_lines,
+    head_has_lines,
     utc_time,
 )
 from pipeline.profiles import SiteProfile
@@ -420,10 +419,11 @@ class PkrFormat(TextFormat):
         return pl.concat([dealt, shown])
 
 
-class PkrParser:
+class PkrParser(TextFormatParser):
     """Parser for PKR text hand histories."""
 
     site: ClassVar[str] = SITE
+    text_format = PkrFormat
     # Labelled halves; the printed pot sizes are gross of rake.
     profile: ClassVar[SiteProfile] = SiteProfile(
         site=SITE, halves_labelled=True, total_pot_is_gross=True, raise_cap=4
@@ -431,14 +431,4 @@ class PkrParser:
 
     def sniff(self, head: str) -> bool:
         """``Table #N - name`` followed by ``Starting Hand #N``."""
-        lines = head.splitlines()[:20]
-        return any(
-            line.startswith("Table #") and following.startswith("Starting Hand #")
-            for line, following in itertools.pairwise(lines)
-        )
-
-    def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        return lines.str.contains(HAND_START).fill_null(False).to_numpy()
-
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        return PkrFormat(lines, offsets, source_file).parse()
+        return head_has_lines(head, "Table #", "Starting Hand #")

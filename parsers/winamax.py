@@ -34,10 +34,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import numpy as np
 import polars as pl
 
-from parsers.base import ParseResult
 from parsers.columns import money
 from parsers.engine.block_parts import folded_excess_returns
 from parsers.engine.line_forms import LineForm
@@ -52,7 +50,9 @@ from parsers.engine.line_kinds import (
     TURN,
     Required,
     TextFormat,
+    TextFormatParser,
     first_lines,
+    head_has_line,
     utc_time,
 )
 from pipeline.profiles import SiteProfile
@@ -326,10 +326,11 @@ class WinamaxFormat(TextFormat):
         return pl.concat([dealt, shown, summary])
 
 
-class WinamaxParser:
+class WinamaxParser(TextFormatParser):
     """Parser for Winamax text hand histories."""
 
     site: ClassVar[str] = SITE
+    text_format = WinamaxFormat
     # Labelled halves per pot; the printed total pot is net of rake.
     profile: ClassVar[SiteProfile] = SiteProfile(
         site=SITE, halves_labelled=True, total_pot_is_gross=False, raise_cap=4
@@ -337,14 +338,4 @@ class WinamaxParser:
 
     def sniff(self, head: str) -> bool:
         """A Winamax hand header at the start of a line within the first lines."""
-        return (
-            pl.Series(head.splitlines()[:20], dtype=pl.String)
-            .str.contains(HAND_START + r".*HandId: #")
-            .any()
-        )
-
-    def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        return lines.str.contains(HAND_START).fill_null(False).to_numpy()
-
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        return WinamaxFormat(lines, offsets, source_file).parse()
+        return head_has_line(head, HAND_START + r".*HandId: #")

@@ -30,10 +30,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import numpy as np
 import polars as pl
 
-from parsers.base import ParseResult
 from parsers.columns import money
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
@@ -47,7 +45,9 @@ from parsers.engine.line_kinds import (
     TURN,
     Required,
     TextFormat,
+    TextFormatParser,
     first_lines,
+    head_has_line,
     utc_time,
 )
 from pipeline.profiles import SiteProfile
@@ -399,10 +399,11 @@ class WpnFormat(TextFormat):
         return pl.concat([dealt, shown, summary])
 
 
-class WpnParser:
+class WpnParser(TextFormatParser):
     """Parser for Winning Poker Network text hand histories (current format)."""
 
     site: ClassVar[str] = SITE
+    text_format = WpnFormat
     # Per pot per player, halves summed; printed total net of rake and jackpot fee.
     profile: ClassVar[SiteProfile] = SiteProfile(
         site=SITE,
@@ -414,14 +415,4 @@ class WpnParser:
 
     def sniff(self, head: str) -> bool:
         """A WPN hand header (``Hand #N - game(limit) - …``) at the start of a line."""
-        return (
-            pl.Series(head.splitlines()[:20], dtype=pl.String)
-            .str.contains(HAND_START + r".*\((?:No|Pot|Fixed) Limit\) - ")
-            .any()
-        )
-
-    def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        return lines.str.contains(HAND_START).fill_null(False).to_numpy()
-
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        return WpnFormat(lines, offsets, source_file).parse()
+        return head_has_line(head, HAND_START + r".*\((?:No|Pot|Fixed) Limit\) - ")

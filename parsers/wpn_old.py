@@ -30,13 +30,10 @@ What the old WPN client printed, and so what this parser records:
 
 from __future__ import annotations
 
-import itertools
 from typing import ClassVar
 
-import numpy as np
 import polars as pl
 
-from parsers.base import ParseResult
 from parsers.columns import money
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
@@ -47,8 +44,10 @@ from parsers.engine.line_kinds import (
     TURN,
     Required,
     TextFormat,
+    TextFormatParser,
     bracket_cards,
     first_lines,
+    head_has_lines,
     utc_time,
 )
 from pipeline.profiles import SiteProfile
@@ -422,10 +421,11 @@ class WpnOldFormat(TextFormat):
         )
 
 
-class WpnOldParser:
+class WpnOldParser(TextFormatParser):
     """Parser for the old Winning Poker Network text format."""
 
     site: ClassVar[str] = SITE
+    text_format = WpnOldFormat
     # One total per player; printed pot net of rake and jackpot fee.
     profile: ClassVar[SiteProfile] = SiteProfile(
         site=SITE,
@@ -437,14 +437,4 @@ class WpnOldParser:
 
     def sniff(self, head: str) -> bool:
         """``Game started at:`` followed by a ``Game ID:`` line."""
-        lines = head.splitlines()[:20]
-        return any(
-            line.startswith("Game started at: ") and following.startswith("Game ID: ")
-            for line, following in itertools.pairwise(lines)
-        )
-
-    def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        return lines.str.contains(HAND_START).fill_null(False).to_numpy()
-
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        return WpnOldFormat(lines, offsets, source_file).parse()
+        return head_has_lines(head, "Game started at: ", "Game ID: ")

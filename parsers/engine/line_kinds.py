@@ -9,6 +9,7 @@ Winamax, Winning Poker Network (both layouts), PKR and GGPoker parsers.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
@@ -37,15 +38,18 @@ __all__ = [
     "KIND_UNKNOWN",
     "PREFLOP",
     "RIVER",
-    "Required",
     "SETUP",
     "SHOWDOWN",
     "SUMMARY",
     "TURN",
+    "Required",
     "TextFormat",
+    "TextFormatParser",
     "bracket_cards",
     "ensure_columns",
     "first_lines",
+    "head_has_line",
+    "head_has_lines",
     "last_bracket",
     "utc_time",
 ]
@@ -474,6 +478,41 @@ class TextFormat:
             .then(pl.lit("unreadable second board"))
         )
         return hands.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
+
+
+class TextFormatParser:
+    """The parser of a site that a `TextFormat` reads: hands start at its ``hand_start``
+    lines and ``text_format`` parses them. A site adds its ``site``, ``profile`` and ``sniff``."""
+
+    text_format: ClassVar[type[TextFormat]]
+
+    def hand_starts(self, lines: pl.Series) -> np.ndarray:
+        """Mask of the lines that open a hand."""
+        return lines.str.contains(self.text_format.hand_start).fill_null(False).to_numpy()
+
+    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
+        """Parse a block of whole hands into the canonical tables."""
+        return self.text_format(lines, offsets, source_file).parse()
+
+
+# Sniffing reads this many of a file's first lines.
+SNIFF_LINES = 20
+
+
+def head_has_line(head: str, pattern: str) -> bool:
+    """Whether one of the first lines of ``head`` matches ``pattern`` (searched)."""
+    lines = pl.Series(head.splitlines()[:SNIFF_LINES], dtype=pl.String)
+    return bool(lines.str.contains(pattern).any())
+
+
+def head_has_lines(head: str, first: str, then: str) -> bool:
+    """Whether, among the first lines of ``head``, a line starting with ``first`` is
+    followed by one starting with ``then``."""
+    lines = head.splitlines()[:SNIFF_LINES]
+    return any(
+        line.startswith(first) and following.startswith(then)
+        for line, following in itertools.pairwise(lines)
+    )
 
 
 def first_lines(body: pl.DataFrame, pattern: str, name: str) -> pl.DataFrame:
