@@ -327,11 +327,7 @@ class PkrFormat(TextFormat):
         )
 
     def seats(self, lines: pl.DataFrame) -> pl.DataFrame:
-        return self.fields(lines, KIND_SEAT, SEAT).with_columns(
-            seat=pl.col("seat").cast(pl.Int16, strict=False),
-            stack_start=self.money("stack"),
-            sitting_out=pl.col("flags").fill_null("").str.contains("away from table"),
-        )
+        return self.seat_rows(lines, KIND_SEAT, SEAT, sitting_out="away from table")
 
     def collections(self, lines: pl.DataFrame) -> pl.DataFrame:
         wins = self.fields(lines, KIND_WINS, WINS)

@@ -233,11 +233,7 @@ class WinamaxFormat(TextFormat):
         )
 
     def seats(self, lines: pl.DataFrame) -> pl.DataFrame:
-        return self.fields(lines, KIND_SEAT, SEAT).with_columns(
-            seat=pl.col("seat").cast(pl.Int16, strict=False),
-            stack_start=self.money("stack"),
-            sitting_out=pl.col("flags").fill_null("").str.contains("sitting out"),
-        )
+        return self.seat_rows(lines, KIND_SEAT, SEAT, sitting_out="sitting out")
 
     def _action_fields(self, lines: pl.DataFrame) -> pl.DataFrame:
         return self.fields(lines, KIND_ACTION, ACTION)

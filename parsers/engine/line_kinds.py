@@ -279,6 +279,18 @@ class TextFormat:
             self._decoded[key] = cached
         return cached[1]
 
+    def seat_rows(
+        self, lines: pl.DataFrame, kind: int, pattern: str, sitting_out: str
+    ) -> pl.DataFrame:
+        """The seats of the ``kind`` lines, whose ``pattern`` has the groups ``seat``,
+        ``player``, ``stack`` and ``flags``: a seat whose flags hold the text ``sitting_out``
+        sits out."""
+        return self.fields(lines, kind, pattern).with_columns(
+            seat=pl.col("seat").cast(pl.Int16, strict=False),
+            stack_start=self.money("stack"),
+            sitting_out=pl.col("flags").fill_null("").str.contains(sitting_out, literal=True),
+        )
+
     @staticmethod
     def _decode(lines: pl.DataFrame, kind: int, pattern: str) -> pl.DataFrame:
         context = ("hand", "line_no", "section", "board_index", "money_scale")
