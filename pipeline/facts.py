@@ -547,7 +547,8 @@ def _summary(
             accounts.update(pc.unique(batch.column("account")).drop_null().to_pylist())
         if dated and batch.num_rows:
             extremes = pc.min_max(batch.column("started_on"))
-            days.extend(day for day in (extremes["min"].as_py(), extremes["max"].as_py()) if day is not None)
+            if extremes["min"].is_valid:  # null only when the batch has no dated row
+                days += [extremes["min"].as_py(), extremes["max"].as_py()]
             table = pa.Table.from_batches([batch.select(list(STAKE_COLUMNS))])
             for row in table.group_by(list(STAKE_COLUMNS)).aggregate([]).to_pylist():
                 stakes.add(tuple(row[name] for name in STAKE_COLUMNS))
