@@ -9,10 +9,16 @@ extension would be built at install time.
 It runs the pipeline itself, in this process, on small generated archives of every generator
 site (all limits, cash and tournaments, all-ins), so exactly the kernels and signatures a real
 run uses are compiled; worker processes then load them from the cache.
+
+It also writes the bytecode of hilo's own packages. An editable install leaves them as source,
+and where ``PYTHONDONTWRITEBYTECODE`` is set (as on the machine hilo is developed on) every
+process compiled its ~37,000 lines again: 0.15–0.5 s of each command's start, in the driver and in
+the workers' fork server alike. Python still recompiles a module whose source has changed since.
 """
 
 from __future__ import annotations
 
+import compileall
 import contextlib
 import io
 import sys
@@ -20,10 +26,17 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["main", "warm"]
+__all__ = ["PACKAGES", "compile_bytecode", "main", "warm"]
 
 HANDS_PER_SITE = 300
 SEED = 7
+REPOSITORY = Path(__file__).resolve().parent.parent
+PACKAGES = ("pipeline", "parsers")  # what a `hilo` command imports
+
+
+def compile_bytecode(directories: list[Path]) -> bool:
+    """Write the bytecode of every module under ``directories``; False if one failed."""
+    return all(compileall.compile_dir(directory, quiet=1) for directory in directories)
 
 
 def warm() -> float:
@@ -46,7 +59,9 @@ def warm() -> float:
 
 
 def main() -> None:
-    """Warm the cache and say how long it took."""
+    """Write hilo's bytecode, warm the kernel cache and say how long it took."""
+    if not compile_bytecode([REPOSITORY / package for package in PACKAGES]):
+        print("hilo: some modules could not be compiled to bytecode", file=sys.stderr)
     seconds = warm()
     print(f"hilo: compiled kernels cached in {seconds:.0f} s", file=sys.stderr)
 
