@@ -93,6 +93,8 @@ UNKNOWN_CARDS = ("Xx", "1s", "Zz", "10h", "??", "A♠", "Ax", "0c", "", "AsKs", 
 CARD = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])")
 NUMBER = re.compile(r"[$€£]?\d[\d,]*(?:\.\d+)?")
 SEAT_LINE = re.compile(r"^(\s*Seat\s*#?)(\d+)(.*)$", re.IGNORECASE)
+# A player object of a one-line JSON hand (IGT): its seat number and the rest of its text.
+JSON_PLAYER = re.compile(r'\{[^{}]*"seat"\s*:\s*"?\d+[^{}]*\}')
 
 
 @dataclass
@@ -352,6 +354,8 @@ def many_players(text: str, rng: random.Random, foreign: Sequence[str]) -> str:
     line of the first block of them, so the hand is otherwise intact."""
     lines = _lines(text)
     seats = [i for i in _seat_lines(lines) if re.match(r"\s*Seat\s*#?\d+\s*[:(-]", lines[i])]
+    if not seats and len(lines) == 1:
+        return _many_json_players(text)
     if not seats:
         at = min(1, len(lines) - 1)
         clones = [lines[at].replace(" ", f" p{n}x", 1) for n in range(1, 201)]
@@ -371,6 +375,21 @@ def many_players(text: str, rng: random.Random, foreign: Sequence[str]) -> str:
         for number in range(first_number, first_number + 200)
     ]
     return "\n".join(lines[: last + 1] + clones + lines[last + 1 :])
+
+
+def _many_json_players(text: str) -> str:
+    """`many_players` of a hand printed on one line: 200 more player objects beside the first.
+    (Cloning the line, as for a multi-line hand, would make 200 more hands instead.)"""
+    player = JSON_PLAYER.search(text)
+    if player is None:
+        return text
+    clones = [
+        re.sub(r'("seat"\s*:\s*"?)\d+', rf"\g<1>{number}", player[0], count=1).replace(
+            '"name":"', f'"name":"p{number}x', 1
+        )
+        for number in range(100, 300)
+    ]
+    return text[: player.end()] + "".join("," + clone for clone in clones) + text[player.end() :]
 
 
 def duplicate_seat(text: str, rng: random.Random, foreign: Sequence[str]) -> str:

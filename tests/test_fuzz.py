@@ -412,6 +412,17 @@ def test_two_hundred_players_are_quarantined_with_a_reason(seeds: Seeds) -> None
     assert result.tables["rejects"].column("reason").to_pylist() == ["more than 10 seat lines"]
 
 
+@needs_corpus
+def test_two_hundred_players_of_a_one_line_json_hand_stay_one_hand(seeds: Seeds) -> None:
+    """Found in session 12: on IGT's one-line hand the mutator cloned the whole line, so one
+    mutated hand became 201 hands (a 50-hand fuzz block grew to 137 MB and 14,450 hands)."""
+    hand = own_hands(seeds, "igt")[0]
+    data = (MUTATORS["many_players"](hand, random.Random(0), []) + "\n").encode()
+    result = parsers.parse_bytes(data, "many.json")
+    assert result is not None and (result.hands_found, result.parsed, result.rejected) == (1, 0, 1)
+    assert result.tables["rejects"].column("reason").to_pylist() == ["more than 10 seat lines"]
+
+
 def test_amounts_with_misplaced_thousands_separators_are_unreadable() -> None:
     """Found by fuzzing (PKR "Blinds are now 1,2,3 / $4" read as 123 dollars): a separator
     must group three digits (two for Indian lakhs)."""
