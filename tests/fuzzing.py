@@ -93,7 +93,7 @@ UNKNOWN_CARDS = ("Xx", "1s", "Zz", "10h", "??", "A♠", "Ax", "0c", "", "AsKs", 
 CARD = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])")
 NUMBER = re.compile(r"[$€£]?\d[\d,]*(?:\.\d+)?")
 SEAT_LINE = re.compile(r"^(\s*Seat\s*#?)(\d+)(.*)$", re.IGNORECASE)
-# A player object of a one-line JSON hand (IGT): its seat number and the rest of its text.
+# A player object of a one-line JSON hand (IGT), known by its seat number.
 JSON_PLAYER = re.compile(r'\{[^{}]*"seat"\s*:\s*"?\d+[^{}]*\}')
 
 
