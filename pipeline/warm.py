@@ -35,8 +35,9 @@ PACKAGES = ("pipeline", "parsers")  # what a `hilo` command imports
 
 
 def compile_bytecode(directories: list[Path]) -> bool:
-    """Write the bytecode of every module under ``directories``; False if one failed."""
-    return all(compileall.compile_dir(directory, quiet=1) for directory in directories)
+    """Write the bytecode of every module under ``directories``; False if one failed (the
+    others are still written)."""
+    return all([compileall.compile_dir(directory, quiet=1) for directory in directories])
 
 
 def warm() -> float:

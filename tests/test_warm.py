@@ -16,10 +16,17 @@ def test_bytecode_is_written_where_imports_look_for_it(tmp_path: Path) -> None:
     assert Path(importlib.util.cache_from_source(str(module))).is_file()
 
 
-def test_a_module_that_does_not_compile_is_reported(tmp_path: Path) -> None:
-    (tmp_path / "broken.py").write_text("def (:\n")
-    assert not compile_bytecode([tmp_path])
+def test_a_module_that_does_not_compile_is_reported_and_the_rest_still_compiled(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "module.py").write_text("def (:\n")
+    module = tmp_path / "fine" / "module.py"
+    module.parent.mkdir()
+    module.write_text("VALUE = 1\n")
+    assert not compile_bytecode([tmp_path / "broken", tmp_path / "fine"])
+    assert Path(importlib.util.cache_from_source(str(module))).is_file()
 
 
-def test_the_packages_compiled_are_the_ones_a_command_imports() -> None:
+def test_the_packages_set_up_compiles_exist() -> None:
     assert all((REPOSITORY / package / "__init__.py").is_file() for package in PACKAGES)
