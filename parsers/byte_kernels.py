@@ -20,6 +20,7 @@ __all__ = [
     "find",
     "gather_strings",
     "literal",
+    "lines_with",
     "money_cents",
     "series_bytes",
     "starts_with",
@@ -27,6 +28,8 @@ __all__ = [
 ]
 
 NO_VALUE = -1
+# What `lines_with` asks of a line.
+LITERAL_ANY, LITERAL_STARTS, LITERAL_CONTAINS, LITERAL_EQUALS = 0, 1, 2, 3
 # Integer digits a printed amount may have: 13 keeps cents of it below MAX_MINOR_UNITS (1e16).
 _MAX_INTEGER_DIGITS = 13
 _RANK_OF_BYTE = np.full(256, -1, dtype=np.int8)
@@ -236,6 +239,33 @@ def card_list(data: np.ndarray, start: int, end: int, out: np.ndarray) -> int:
             return -1
         i += 1
 
+
+@numba.njit(cache=True)
+def lines_with(
+    data: np.ndarray, offsets: np.ndarray, rows: np.ndarray, mode: int, text: np.ndarray
+) -> np.ndarray:
+    """Per row of ``rows``, whether line ``data[offsets[row]:offsets[row + 1]]`` starts with,
+    contains or equals ``text`` (``mode``: ``LITERAL_*``; ``LITERAL_ANY``: every line). A row
+    or a span outside its array has none."""
+    found = np.zeros(rows.shape[0], dtype=np.bool_)
+    size = data.shape[0]
+    length = text.shape[0]
+    for index in range(rows.shape[0]):
+        row = rows[index]
+        if not 0 <= row < offsets.shape[0] - 1:
+            continue
+        start, end = offsets[row], offsets[row + 1]
+        if not 0 <= start <= end <= size:
+            continue
+        if mode == LITERAL_ANY:
+            found[index] = True
+        elif mode == LITERAL_STARTS:
+            found[index] = starts_with(data, start, end, text)
+        elif mode == LITERAL_CONTAINS:
+            found[index] = find(data, start, end, text) >= 0
+        elif mode == LITERAL_EQUALS:
+            found[index] = end - start == length and starts_with(data, start, end, text)
+    return found
 
 def split_lines(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """UTF-8 text → ``(line_starts, offsets, content)``: each line without its terminator,

@@ -5,14 +5,30 @@ text, or a regular expression searched in it) and where in a hand it may stand (
 mask the engine knows, or one the site passes, such as its street-marker lines). The first form
 that matches classifies the line; a line no form matches is unknown, and `parsers.notes` decides
 whether it is a harmless note or quarantines its hand.
+
+Literal tests run in one compiled pass over the block's bytes (`literal_hits`), and so does a
+literal each regular expression requires (`required_literal`), so that the expression is
+searched only in the lines that have it.
 """
 
 from __future__ import annotations
 
+import functools
+import re
+import re._parser as regex_parser  # the standard library's reader of regular expressions
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+
+from parsers.byte_kernels import (
+    LITERAL_ANY,
+    LITERAL_CONTAINS,
+    LITERAL_EQUALS,
+    LITERAL_STARTS,
+    lines_with,
+    series_bytes,
+)
 
 __all__ = ["LineForm", "classify", "kind_fields", "kinds_of"]
 
@@ -33,20 +49,6 @@ class LineForm:
     # (from the cards on), "body" (all but the summary), "summary" (section 5), or the name of
     # a mask the site passes to `classify`.
     where: str = "any"
-
-    def test(self, line: pl.Series) -> np.ndarray | None:
-        """Where the line text has this form (None: any text)."""
-        if self.starts is not None:
-            found = line.str.starts_with(self.starts)
-        elif self.contains is not None:
-            found = line.str.contains(self.contains, literal=True)
-        elif self.equals is not None:
-            found = line == self.equals
-        elif self.pattern is not None:
-            found = line.str.contains(self.pattern)
-        else:
-            return None
-        return found.fill_null(False).to_numpy()
 
 
 def classify(
@@ -100,23 +102,91 @@ def _first_form_indices(
     line: pl.Series, forms: tuple[LineForm, ...], places: dict[str, np.ndarray]
 ) -> np.ndarray:
     """Per line, the index in ``forms`` of the first form it has (``len(forms)``: none)."""
-    conditions = []
-    open_lines = np.ones(len(line), dtype=bool)  # no earlier form has taken them
-    for form in forms:
-        place = places[form.where]
-        if form.pattern is not None:
-            # A regular expression is searched only where its answer can matter: lines no
-            # earlier form took, where the form may stand (the first form still wins).
-            rows = np.flatnonzero(open_lines & place)
-            found = np.zeros(len(line), dtype=bool)
-            if len(rows):
-                found[rows] = form.test(line.gather(rows))  # type: ignore[index]
+    data, offsets = series_bytes(line)
+    valid = line.is_not_null().to_numpy() if line.null_count() else np.ones(len(line), bool)
+    indices = np.full(len(line), len(forms), dtype=np.int64)
+    open_lines = valid  # lines no earlier form has taken
+    for index, form in enumerate(forms):
+        # Each test runs only where its answer can matter: lines no earlier form took, where
+        # the form may stand; the expression only in those that have the literal it requires.
+        rows = np.flatnonzero(open_lines & places[form.where])
+        literal = form_literal(form)
+        if literal.mode != LITERAL_ANY and len(rows):
+            text = np.frombuffer(literal.text, dtype=np.uint8)
+            rows = rows[lines_with(data, offsets, rows, literal.mode, text)]
+        if not literal.exact and len(rows) and form.pattern is not None:
+            rows = rows[line.gather(rows).str.contains(form.pattern).fill_null(False).to_numpy()]
+        indices[rows] = index
+        open_lines[rows] = False
+    return indices
+
+
+@dataclass(frozen=True)
+class Literal:
+    """Text a line must have for a form to match (``mode``: ``LITERAL_*`` of
+    `parsers.byte_kernels`), and whether having it is enough (``exact``)."""
+
+    mode: int
+    text: bytes = b""  # UTF-8
+    exact: bool = True
+
+
+@functools.cache
+def form_literal(form: LineForm) -> Literal:
+    """The literal test of ``form``: its own, or the one its pattern requires."""
+    if form.starts is not None:
+        return Literal(LITERAL_STARTS, form.starts.encode())
+    if form.contains is not None:
+        return Literal(LITERAL_CONTAINS, form.contains.encode())
+    if form.equals is not None:
+        return Literal(LITERAL_EQUALS, form.equals.encode())
+    if form.pattern is not None:
+        return required_literal(form.pattern)
+    return Literal(LITERAL_ANY)
+
+
+# Flags under which a literal in the pattern does not match only itself, or a line start is
+# not the text's start.
+_LITERAL_CHANGING_FLAGS = re.IGNORECASE | re.MULTILINE | re.VERBOSE
+
+
+def required_literal(pattern: str) -> Literal:
+    """A literal every text ``pattern`` finds a match in has: its anchored start, else the
+    longest run of literal characters in its top-level sequence (a run outside any group,
+    alternation or repetition must be in every match).
+
+    The patterns are polars' (Rust's regex crate). Python's reader reads the syntax the two
+    share; a pattern it cannot read, or whose flags change what a literal means, requires
+    nothing (``LITERAL_ANY``), which is always safe.
+    """
+    try:
+        parsed = regex_parser.parse(pattern)
+    except (re.error, OverflowError, RecursionError):
+        return Literal(LITERAL_ANY, exact=False)
+    if parsed.state.flags & _LITERAL_CHANGING_FLAGS:
+        return Literal(LITERAL_ANY, exact=False)
+    items = list(parsed)
+    anchored = bool(items) and items[0] == (regex_parser.AT, regex_parser.AT_BEGINNING)
+    runs: list[tuple[int, str]] = []  # (position of the run's first item, its text)
+    text = ""
+    for position, (op, value) in enumerate(items):
+        if op is regex_parser.LITERAL:
+            if not text:
+                runs.append((position, ""))
+            text += chr(value)
+            runs[-1] = (runs[-1][0], text)
         else:
-            found = form.test(line)
-        condition = place if found is None else place & found
-        open_lines &= ~condition
-        conditions.append(condition)
-    return np.select(conditions, np.arange(len(forms)), len(forms))
+            text = ""
+    body = items[1:] if anchored else items
+    only_literals = bool(body) and all(op is regex_parser.LITERAL for op, _ in body)
+    if anchored and runs and runs[0][0] == 1:
+        return Literal(LITERAL_STARTS, runs[0][1].encode(), exact=only_literals)
+    if runs and not anchored and only_literals:
+        return Literal(LITERAL_CONTAINS, runs[0][1].encode())
+    longest = max((run for _, run in runs), key=len, default="")
+    if len(longest) >= 2:  # one character is in nearly every line: not worth the search
+        return Literal(LITERAL_CONTAINS, longest.encode(), exact=False)
+    return Literal(LITERAL_ANY, exact=False)
 
 
 def kind_fields(
