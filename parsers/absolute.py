@@ -27,7 +27,7 @@ import polars as pl
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
-from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, local_to_utc
@@ -317,11 +317,10 @@ class _Block(Block):
     @staticmethod
     def _actions(acts: pl.DataFrame) -> pl.DataFrame:
         frame = acts.filter(pl.col("kind").is_not_null()).with_columns(
-            to=pl.when(pl.col("kind") == "raise").then(pl.col("to")),
-            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+            to=pl.when(pl.col("kind") == "raise").then(pl.col("to"))
         )
         return settle_all_in_kinds(
-            street_amounts(frame),
+            street_amounts(ordered_actions(frame, "street")),
             (pl.col("verb") == "All-In")
             | ((pl.col("verb") == "All-In(Raise)") & pl.col("to").is_null()),
         )

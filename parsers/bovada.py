@@ -36,7 +36,7 @@ import polars as pl
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
-from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill
@@ -397,14 +397,11 @@ class _Block(Block):
                 [single.select(columns), dead.select(columns), live.select(columns)],
                 how="vertical_relaxed",
             )
-            .sort("hand", "line_no", "sub")
-            .with_columns(
-                to=pl.when(pl.col("kind").is_in(["raise"])).then(pl.col("to")),
-                seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
-                street=pl.col("street").cast(pl.Int8),
-            )
+            .with_columns(to=pl.when(pl.col("kind").is_in(["raise"])).then(pl.col("to")))
         )
-        return settle_all_in_kinds(street_amounts(frame), pl.col("meaning") == "all_in")
+        return settle_all_in_kinds(
+            street_amounts(ordered_actions(frame, "street")), pl.col("meaning") == "all_in"
+        )
 
     @staticmethod
     def _collections(acts: pl.DataFrame) -> pl.DataFrame:

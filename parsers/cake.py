@@ -29,7 +29,7 @@ import polars as pl
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
-from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill
@@ -301,14 +301,14 @@ class _Block(Block):
         frame = (
             acts.filter(pl.col("kind").is_not_null())
             .join(winner_mucks.select("hand", "line_no"), on=["hand", "line_no"], how="anti")
-            .sort("hand", "line_no")
             .with_columns(
                 to=pl.when(pl.col("kind") == "raise").then(pl.col("amount")),
                 amount=pl.when(pl.col("kind") == "raise").then(None).otherwise(pl.col("amount")),
-                seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
             )
         )
-        return settle_all_in_kinds(street_amounts(frame), pl.col("verb") == "is all in")
+        return settle_all_in_kinds(
+            street_amounts(ordered_actions(frame, "street")), pl.col("verb") == "is all in"
+        )
 
     @staticmethod
     def _collections(lines: pl.DataFrame) -> pl.DataFrame:

@@ -35,7 +35,7 @@ import polars as pl
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
-from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill
@@ -150,15 +150,12 @@ class _Block(Block):
         winner_no_shows = acts.filter(pl.col("kind") == "muck").join(
             winners, on=["hand", "player"], how="semi"
         )
-        actions = (
-            acts.join(winner_no_shows.select("hand", "line_no"), on=["hand", "line_no"], how="anti")
-            .sort("hand", "line_no")
-            .with_columns(
-                to=pl.lit(None, dtype=pl.Int64),
-                seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
-            )
+        actions = acts.join(
+            winner_no_shows.select("hand", "line_no"), on=["hand", "line_no"], how="anti"
+        ).with_columns(to=pl.lit(None, dtype=pl.Int64))
+        actions = settle_all_in_kinds(
+            street_amounts(ordered_actions(actions, "street")), pl.col("verb") == "All-In"
         )
-        actions = settle_all_in_kinds(street_amounts(actions), pl.col("verb") == "All-In")
         hands = self._hands(candidates, lines, acts, seats, rake_rows, collections)
         showdowns = acts.filter(pl.col("kind") == "show").select(
             "hand",

@@ -33,7 +33,7 @@ import polars as pl
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
-from parsers.engine.betting import street_amounts
+from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill
@@ -356,9 +356,8 @@ class _Block(Block):
         frame = acts.filter(pl.col("kind").is_not_null()).with_columns(
             to=pl.when(printed_total).then(pl.col("amount")),
             amount=pl.when(printed_total).then(None).otherwise(pl.col("amount")),
-            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
         )
-        return street_amounts(frame)
+        return street_amounts(ordered_actions(frame, "street"))
 
     @staticmethod
     def _collections(lines: pl.DataFrame) -> pl.DataFrame:

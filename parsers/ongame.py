@@ -34,7 +34,7 @@ import polars as pl
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
-from parsers.engine.betting import street_amounts
+from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, local_to_utc
@@ -482,13 +482,9 @@ class _Block(Block):
                 ],
                 how="vertical_relaxed",
             )
-            .sort("hand", "line_no", "sub", nulls_last=True)
-            .with_columns(
-                to=pl.when(pl.col("kind") == "raise").then(pl.col("to")),
-                seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
-            )
+            .with_columns(to=pl.when(pl.col("kind") == "raise").then(pl.col("to")))
         )
-        return street_amounts(frame)
+        return street_amounts(ordered_actions(frame, "street"))
 
     def _showdowns(self, lines: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
         shown = self._shown(lines).filter(pl.col("cards").is_not_null())

@@ -33,10 +33,13 @@ def ordered_actions(actions: pl.DataFrame, street_from: str) -> pl.DataFrame:
     ``street`` (the canonical street, from the site's section column ``street_from``, clipped
     to preflop..river): the frame `street_amounts` reads.
 
-    The rows need ``hand``, ``line_no``, ``sub`` and ``street_from``; the other columns are
-    kept as they are (an existing ``street`` or ``seq`` is replaced where it stands).
+    The rows need ``hand``, ``line_no`` and ``street_from``, and ``sub`` where a line may hold
+    more than one action; the other columns are kept as they are (an existing ``street`` or
+    ``seq`` is replaced where it stands). A row without a line of its own (a muck a site infers
+    at the showdown) comes after the printed ones.
     """
-    return actions.sort(*ACTION_ORDER).with_columns(
+    order = [column for column in ACTION_ORDER if column in actions.columns]
+    return actions.sort(*order, nulls_last=True).with_columns(
         street=pl.col(street_from).clip(PREFLOP, RIVER).cast(pl.Int8),
         seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
     )

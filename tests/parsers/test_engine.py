@@ -124,6 +124,21 @@ def test_actions_are_ordered_numbered_per_hand_and_clipped_to_the_betting_street
     assert (ordered["street"].dtype, ordered["seq"].dtype) == (pl.Int8, pl.Int32)
 
 
+def test_a_site_with_one_action_a_line_needs_no_sub_and_inferred_rows_come_last() -> None:
+    # OnGame infers a muck at the showdown for a player without a summary line: no line_no.
+    actions = pl.DataFrame(
+        {
+            "hand": [0, 0, 0, 1],
+            "line_no": [None, 7, 4, 2],
+            "street": [3, 3, 1, 0],
+            "kind": ["muck", "show", "bet", "fold"],
+        }
+    )
+    ordered = ordered_actions(actions, "street")
+    assert ordered["kind"].to_list() == ["bet", "show", "muck", "fold"]
+    assert ordered["seq"].to_list() == [0, 1, 2, 0]
+
+
 def test_first_problem_gives_the_first_reason_that_holds() -> None:
     frame = pl.DataFrame({"a": [True, False, True, False], "b": [True, True, False, None]})
     reasons = frame.select(
