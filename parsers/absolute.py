@@ -30,7 +30,7 @@ from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
-from parsers.engine.lines import forward_fill, local_to_utc
+from parsers.engine.lines import forward_fill, in_printed_order, local_to_utc
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "AbsoluteParser"]
@@ -328,18 +328,19 @@ class _Block(Block):
     @staticmethod
     def _collections(lines: pl.DataFrame) -> pl.DataFrame:
         found = kind_fields(lines, KIND_COLLECT, COLLECT, "hand", "line_no", "money_scale")
-        return found.select(
-            "hand",
-            "line_no",
-            "player",
-            amount=money(pl.col("amount"), pl.col("money_scale")),
-            pot_index=pl.when(pl.col("pot") == "main pot")
-            .then(0)
-            .otherwise(pl.col("side").cast(pl.Int8, strict=False))
-            .cast(pl.Int8),
-            half=pl.lit(None, dtype=pl.String),
-            board_index=pl.lit(0, dtype=pl.Int8),
-            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+        return in_printed_order(
+            found.select(
+                "hand",
+                "line_no",
+                "player",
+                amount=money(pl.col("amount"), pl.col("money_scale")),
+                pot_index=pl.when(pl.col("pot") == "main pot")
+                .then(0)
+                .otherwise(pl.col("side").cast(pl.Int8, strict=False))
+                .cast(pl.Int8),
+                half=pl.lit(None, dtype=pl.String),
+                board_index=pl.lit(0, dtype=pl.Int8),
+            )
         )
 
     @staticmethod

@@ -39,7 +39,7 @@ from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
-from parsers.engine.lines import forward_fill
+from parsers.engine.lines import forward_fill, in_printed_order
 from pipeline.positions import POSITION_LABELS
 from pipeline.profiles import SiteProfile
 
@@ -406,15 +406,19 @@ class _Block(Block):
     @staticmethod
     def _collections(acts: pl.DataFrame) -> pl.DataFrame:
         results = acts.filter(pl.col("meaning").is_in(["result", "result_side"]))
-        return results.select(
-            "hand",
-            "line_no",
-            "player",
-            "amount",
-            pot_index=pl.when(pl.col("meaning") == "result").then(0).otherwise(1).cast(pl.Int8),
-            half=pl.lit(None, dtype=pl.String),
-            board_index=pl.lit(0, dtype=pl.Int8),
-            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+        return in_printed_order(
+            results.select(
+                "hand",
+                "line_no",
+                "player",
+                "amount",
+                pot_index=pl.when(pl.col("meaning") == "result")
+                .then(0)
+                .otherwise(1)
+                .cast(pl.Int8),
+                half=pl.lit(None, dtype=pl.String),
+                board_index=pl.lit(0, dtype=pl.Int8),
+            )
         )
 
     @staticmethod

@@ -38,7 +38,7 @@ from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
-from parsers.engine.lines import forward_fill
+from parsers.engine.lines import forward_fill, in_printed_order
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "EntractionParser"]
@@ -133,15 +133,16 @@ class _Block(Block):
         seat_rows = _fields(lines, KIND_SEAT, SEAT)
         win_rows = _fields(lines, KIND_WIN, WIN)
         rake_rows = _fields(lines, KIND_RAKE, RAKE)
-        collections = win_rows.select(
-            "hand",
-            "line_no",
-            "player",
-            amount=money(pl.col("amount"), pl.col("money_scale")),
-            pot_index=pl.lit(None, dtype=pl.Int8),
-            half=pl.lit(None, dtype=pl.String),
-            board_index=pl.lit(0, dtype=pl.Int8),
-            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+        collections = in_printed_order(
+            win_rows.select(
+                "hand",
+                "line_no",
+                "player",
+                amount=money(pl.col("amount"), pl.col("money_scale")),
+                pot_index=pl.lit(None, dtype=pl.Int8),
+                half=pl.lit(None, dtype=pl.String),
+                board_index=pl.lit(0, dtype=pl.Int8),
+            )
         )
         acts = self._action_fields(lines)
         seats = self._seats(seat_rows, acts)

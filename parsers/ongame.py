@@ -37,7 +37,7 @@ from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
-from parsers.engine.lines import forward_fill, local_to_utc
+from parsers.engine.lines import forward_fill, in_printed_order, local_to_utc
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "OnGameParser"]
@@ -388,15 +388,16 @@ class _Block(Block):
             .with_columns(pl.col("winner").str.extract_groups(WINNER).alias("w"))
             .unnest("w")
         )
-        return pots.select(
-            "hand",
-            "line_no",
-            "player",
-            amount=money(pl.col("amount"), pl.col("money_scale")),
-            pot_index=pl.col("side").cast(pl.Int8, strict=False).fill_null(0),
-            half=pl.col("half").str.to_lowercase(),
-            board_index=pl.lit(0, dtype=pl.Int8),
-            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+        return in_printed_order(
+            pots.select(
+                "hand",
+                "line_no",
+                "player",
+                amount=money(pl.col("amount"), pl.col("money_scale")),
+                pot_index=pl.col("side").cast(pl.Int8, strict=False).fill_null(0),
+                half=pl.col("half").str.to_lowercase(),
+                board_index=pl.lit(0, dtype=pl.Int8),
+            )
         )
 
     def _actions(

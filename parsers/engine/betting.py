@@ -6,9 +6,9 @@ import numpy as np
 import polars as pl
 
 from parsers.engine.kernels import street_totals
+from parsers.engine.lines import in_printed_order
 
 __all__ = [
-    "ACTION_ORDER",
     "LIVE_KINDS",
     "SILENT_KINDS",
     "ordered_actions",
@@ -20,28 +20,21 @@ __all__ = [
 LIVE_KINDS = ("post_sb", "post_bb", "call", "bet", "raise")
 # Kinds that move no chips: their amount is null whatever the line printed.
 SILENT_KINDS = ("fold", "check", "show", "muck")
-# The order a text site's actions happened in: the line they were printed on, then their place
-# among the actions one line holds (a "posts small & big blinds" line is a dead and a live post).
-ACTION_ORDER = ("hand", "line_no", "sub")
 # The canonical streets, preflop to river: rows printed before the deal (posts) or after the
 # river (shows, mucks) count in the first or last betting street.
 PREFLOP, RIVER = 0, 3
 
 
 def ordered_actions(actions: pl.DataFrame, street_from: str) -> pl.DataFrame:
-    """``actions`` in `ACTION_ORDER` with ``seq`` (their number within the hand, from 0) and
-    ``street`` (the canonical street, from the site's section column ``street_from``, clipped
-    to preflop..river): the frame `street_amounts` reads.
+    """``actions`` `in_printed_order`, numbered (``seq``), with ``street``: the canonical
+    street, from the site's section column ``street_from``, clipped to preflop..river. This is
+    the frame `street_amounts` reads.
 
-    The rows need ``hand``, ``line_no`` and ``street_from``, and ``sub`` where a line may hold
-    more than one action; the other columns are kept as they are (an existing ``street`` or
-    ``seq`` is replaced where it stands). A row without a line of its own (a muck a site infers
-    at the showdown) comes after the printed ones.
+    The other columns are kept as they are (an existing ``street`` or ``seq`` is replaced
+    where it stands).
     """
-    order = [column for column in ACTION_ORDER if column in actions.columns]
-    return actions.sort(*order, nulls_last=True).with_columns(
-        street=pl.col(street_from).clip(PREFLOP, RIVER).cast(pl.Int8),
-        seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
+    return in_printed_order(actions).with_columns(
+        street=pl.col(street_from).clip(PREFLOP, RIVER).cast(pl.Int8)
     )
 
 

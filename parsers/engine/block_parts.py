@@ -23,7 +23,7 @@ from parsers.columns import cards_list, money
 from parsers.engine.assembly import HandTables, attach_hole_cards, finish
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.line_forms import kind_fields
-from parsers.engine.lines import forward_fill
+from parsers.engine.lines import forward_fill, in_printed_order
 
 __all__ = [
     "EMPTY_CARDS",
@@ -148,11 +148,7 @@ def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
     actions = street_totals(
         ordered_actions(parts.actions.join(keep, on="hand", how="semi"), "street")
     )
-    collections = (
-        parts.collections.join(keep, on="hand", how="semi")
-        .sort("hand", "line_no")
-        .with_columns(seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32))
-    )
+    collections = in_printed_order(parts.collections.join(keep, on="hand", how="semi"))
     showdowns = parts.showdowns.join(keep, on="hand", how="semi").sort("hand", "line_no")
     heroes = parts.sightings.filter(pl.col("dealt")).select("hand", "player")
     seats = attach_hole_cards(

@@ -23,7 +23,7 @@ from parsers.engine.assembly import HandTables, attach_hole_cards, finish
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
-from parsers.engine.lines import fill_from_rows, line_frame
+from parsers.engine.lines import fill_from_rows, in_printed_order, line_frame
 from parsers.engine.stakes import blinds_and_bets
 
 __all__ = [
@@ -188,11 +188,7 @@ class TextFormat:
         raw_actions = self.tidy_actions(self.actions(lines))
         hands = self.hands(candidates, lines, raw_actions)
         actions = self.street_totals(raw_actions)
-        collections = (
-            self.collections(lines)
-            .sort("hand", "line_no")
-            .with_columns(seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32))
-        )
+        collections = in_printed_order(self.collections(lines))
         showdowns = self.showdowns(lines).with_columns(cards=cards_list(pl.col("cards_text")))
         seats = self.hole_cards(self.seats(lines), self.known_cards(lines))
         hands = ensure_columns(hands, {"problem": pl.String, "board2": pl.List(pl.UInt8)})

@@ -7,7 +7,11 @@ import polars as pl
 
 from parsers.columns import TIME_ZONES
 
-__all__ = ["fill_from_rows", "forward_fill", "line_frame", "local_to_utc"]
+__all__ = ["fill_from_rows", "forward_fill", "in_printed_order", "line_frame", "local_to_utc"]
+
+# The order a hand printed its rows in: their line, then their place among the rows one line
+# holds (a "posts small & big blinds" line is a dead and a live post).
+PRINTED_ORDER = ("hand", "line_no", "sub")
 
 
 def line_frame(lines: pl.Series, offsets: np.ndarray, starts: pl.Series | np.ndarray) -> pl.DataFrame:
@@ -24,6 +28,20 @@ def line_frame(lines: pl.Series, offsets: np.ndarray, starts: pl.Series | np.nda
             "is_start": starts.alias("is_start"),
         }
     ).with_row_index("line_no")
+
+
+def in_printed_order(rows: pl.DataFrame) -> pl.DataFrame:
+    """``rows`` (actions, collections) in the order their hand printed them, with ``seq``:
+    their number within the hand, from 0.
+
+    The rows need ``hand`` and ``line_no``, and ``sub`` where a line may hold more than one
+    (else rows of one line keep their order); a row without a line of its own (a muck a site
+    infers at the showdown) comes after the printed ones.
+    """
+    order = [column for column in PRINTED_ORDER if column in rows.columns]
+    return rows.sort(*order, nulls_last=True, maintain_order=True).with_columns(
+        seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32)
+    )
 
 
 def fill_from_rows(

@@ -16,7 +16,7 @@ from parsers.columns import cards_list, is_partial_show, local_time_to_utc, mone
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import actor_problems, card_problems, first_problem, seat_problems
 from parsers.engine.line_forms import classify
-from parsers.engine.lines import fill_from_rows
+from parsers.engine.lines import fill_from_rows, in_printed_order
 from parsers.engine.stakes import blinds_and_bets
 from parsers.notes import note_rows, triage_unknown_lines, with_other_games
 from parsers.pokerstars.forms import (
@@ -206,7 +206,7 @@ class BlockParser:
         hands = self._hands(candidates, lines)
         seats = self._seats(lines, hands)
         actions = self._actions(lines, hands)
-        collections = self._collections(lines, hands)
+        collections = in_printed_order(self._collections(lines, hands))
         showdowns = self._showdowns()
         seats = self._hole_cards(seats, lines)
 
@@ -522,7 +522,6 @@ class BlockParser:
             .otherwise(pl.col("side").cast(pl.Int8, strict=False))
             .cast(pl.Int8),
             half=pl.lit(None, dtype=pl.String),
-            seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32),
         )
 
     def _showdowns(self) -> pl.DataFrame:
