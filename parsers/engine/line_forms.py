@@ -6,7 +6,7 @@ mask the engine knows, or one the site passes, such as its street-marker lines).
 that matches classifies the line; a line no form matches is unknown, and `parsers.notes` decides
 whether it is a harmless note or quarantines its hand.
 
-Literal tests run in one compiled pass over the block's bytes (`literal_hits`), and so does a
+Literal tests run compiled over the block's bytes (`lines_with`), and so does the test of a
 literal each regular expression requires (`required_literal`), so that the expression is
 searched only in the lines that have it.
 """
