@@ -1,48 +1,10 @@
-"""PartyPoker hand histories (``***** Hand History for Game N *****``), Omaha Hi-Lo.
-
-What PartyPoker prints, and so what this parser records (site-formats.md, "PartyPoker"):
-
-- ``#Game No : N`` and ``***** Hand History for Game N *****`` open a hand; the ``Game #N starts.``
-  line that many exports print belongs to the hand *after* the one it follows, so it is read as
-  an informational line wherever it stands (it is never a hand of its own).
-- Headers: cash fixed limit ``$20/$40 USD FL Omaha Hi-Lo - Thursday, January 26, 18:13:53 EST 2012``
-  (the stakes are the bets; blinds come from the posts); cash pot limit ``$200 USD PL Omaha Hi-Lo``
-  (a buy-in label, not stakes: blinds come from the posts); tournaments
-  ``PL Omaha Hi-Lo $22 USD Buy-in Trny: 105411156 Level: 2  Blinds(20/40) - …`` (chips).
-  Times carry EST/EDT and are converted to UTC.
-- Every amount in an action is an increment (``raises [$30 USD]`` adds $30); ``is all-In [x]``
-  adds x and is a bet, call or raise depending on what it brings the player's street total to.
-- Payouts: ``wins $239 USD`` (one aggregated line, no pot named), ``wins 640 chips from the main
-  pot`` (high or unsplit), ``wins Lo (640 chips) from the main pot`` (labelled low half),
-  ``from the side pot 1``. An uncalled bet is never returned in the text: it is part of the won
-  amount (``$239`` = $200 pot + $40 unreturned bet − $1 rake), so it is kept as the collection.
-- No summary, no total pot, no rake: ``hands.total_pot`` and ``hands.rake`` are null (the 2023
-  layout prints them).
-- A small blind that folds to a big blind all-in for less gets its unmatched chips back without
-  a line (nobody left can win them): an ``uncalled_return`` is added for it
-  (:func:`folded_excess_returns`). A big blind posted all-in for less (the player's whole stack)
-  does not set the table's big blind; the fixed-limit small bet or the pot-limit buy-in label
-  (100 big blinds) does then.
-- The 2023 layout (``***** Hand History For Game 1676832422659jxi26omnah *****``, ``0.05/0.10
-  Omaha Hi/Lo Game Table (PL) - Sun Feb 19 13:45:49 EST 2023``) is another text: its hands are
-  told apart by their header and read by :func:`_modern_parts`, which says what it prints (no
-  payout in the body; a summary with the pots net of rake, the rake and each player's balance
-  and total collected). The older layouts' hands of the same block are read as before.
-
-The engine the Party family (Party, 888/Pacific, Everleaf) and Full Tilt share — street
-sections, amount and card decoding, `BlockParts` and `assemble`, which turns a site's extractions
-into the canonical tables — is `parsers.engine.block_parts`; this module holds PartyPoker's facts.
-"""
+"""PartyPoker hands in the 2023 layout (``0.05/0.10 Omaha Hi/Lo Game Table (PL) - …``): their
+line forms and their extraction into `BlockParts` (see `modern_parts` for what they print)."""
 
 from __future__ import annotations
 
-import re
-from typing import ClassVar
-
-import numpy as np
 import polars as pl
 
-from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
 from parsers.engine.betting import ordered_actions
 from parsers.engine.block_parts import (
@@ -50,441 +12,24 @@ from parsers.engine.block_parts import (
     LIVE_KINDS,
     BlockParts,
     amount_value,
-    anchor_starts,
-    assemble,
     card_codes,
-    card_sightings,
-    declined_shows,
     first_per_hand,
     folded_excess_returns,
-    seat_rows,
     sections,
     street_totals,
     unknown_lines,
 )
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
-from parsers.engine.lines import line_frame
-from pipeline.profiles import SiteProfile
-
-__all__ = ["PartyPokerParser"]
-
-SITE = "partypoker"
-
-# ---------------------------------------------------------------------------------------------
-# PartyPoker
-# ---------------------------------------------------------------------------------------------
-
-PARTY_GAME = "Omaha Hi-Lo"
-GAME_NUMBER = r"^#Game No : (?P<number>\d+)$"
-# Game numbers are digits until the 2023 layout, which prints "1676832422659jxi26omnah".
-HISTORY_LINE = r"^\*{5} Hand History [Ff]or Game (?P<number>[0-9A-Za-z]+) \*{5}"
-_PARTY_SNIFF = re.compile(r"^\*{5} Hand History [Ff]or Game [0-9A-Za-z]+ \*{5}", re.MULTILINE)
-_ANCHOR = r"^(?:#Game No : (\d+)$|\*{5} Hand History [Ff]or Game ([0-9A-Za-z]+) \*{5})"
-
-PARTY_HEADER = (
-    r"^(?:"
-    # cash: "$20/$40 USD FL Omaha Hi-Lo" (bets) or "$200 USD PL Omaha Hi-Lo" (buy-in label)
-    r"(?P<stakes>[$€£]?[\d.,]+(?:/[$€£]?[\d.,]+)?) (?P<code>[A-Z]{3}) "
-    r"(?:(?P<climit>FL|PL|NL) )?(?P<cgame>.+?)"
-    r"|"
-    # tournament: "PL Omaha Hi-Lo $22 USD Buy-in Trny: 1 Level: 2  Blinds(20/40)"
-    r"(?:(?P<tlimit>FL|PL|NL) )?(?P<tgame>.+?) (?P<buy_in>[$€£]?[\d.,]+(?: [A-Z]{3})?) Buy-in"
-    r"(?: \+ [^ ]+ Entry Fee)? Trny: ?(?P<tournament_id>\d+) Level: ?(?P<level>\d+)"
-    r" +(?:Blinds|Stakes)(?:-Antes)?\((?P<tsb>[\d,.]+) ?/(?P<tbb>[\d,.]+)(?: ?- ?(?P<tante>[\d,.]+))?\)"
-    r")"
-    r" - \w+, (?P<month>\w+) (?P<day>\d{1,2}), (?P<time>\d{1,2}:\d{2}:\d{2}) (?P<zone>[A-Z]+)"
-    r" (?P<year>\d{4})$"
+from parsers.partypoker.common import (
+    HISTORY_LINE,
+    PARTY_DEALT,
+    PARTY_PLAYERS,
+    PARTY_VERBS,
+    posted_blinds,
 )
-PARTY_TABLE = r"^Table (?P<table_name>.+?) \((?:Real|Play) Money\)$"
-PARTY_BUTTON = r"^Seat (?P<button_seat>\d+) is the button$"
-PARTY_PLAYERS = r"^Total number of players : \d+(?:/(?P<max_seats>\d+))?$"
-PARTY_SEAT = r"^Seat (?P<seat>\d+): (?P<player>.+) \( (?P<stack>[^)]*?) \)$"
-PARTY_DEAL = r"^\*\* Dealing (?P<street>down cards|Flop|Turn|River) \*\*(?: \[(?P<cards>[^\]]*)\])?$"
-PARTY_DEALT = r"^Dealt to (?P<player>.+?) \[(?P<cards>[^\]]*)\]$"
-PARTY_ACTION = (
-    r"^(?P<player>.+?) (?P<verb>posts small blind|posts big blind \+ dead|posts big blind"
-    r"|posts ante(?: of)?|calls|bets|raises|is all-In|checks|folds)"
-    r"(?: +\[(?P<amount>[^\]]*)\])?(?: to (?P<to>[^ .]+))?\.?$"
-)
-PARTY_SHOW = (
-    r"^(?P<player>.+?) (?P<verb>shows|doesn't show) \[(?P<cards>[^\]]*)\] ?(?P<desc>.*?)\.?$"
-)
-PARTY_NO_SHOW = r"^(?P<player>.+?) does not show cards\.?$"
-PARTY_SHOW_LOW = r"^(?P<player>.+?) shows ?(?P<low>[\dAKQJT,]+) +for low\.?$"
-PARTY_WIN = (
-    r"^(?P<player>.+?) wins (?:(?P<lo>Lo) \()?(?P<amount>[$€£]?[\d.,]+(?: [A-Z]{3}| chips)?)\)?"
-    r"(?: from the (?P<pot>main pot|side pot(?: ?#?(?P<side>\d+))?))?(?: with (?P<desc>.*?))?\.?$"
-)
-PARTY_INFO = (
-    r"^(?:Game #\d+ starts\.|Trny: ?\d+ Level: ?\d+|(?:Blinds|Stakes)(?:-Antes)?\(.*\)"
-    r"|.+ (?:has left the table|has joined the table|is sitting out|sits out|is back"
-    r"|will be using (?:his|her) time bank.*|has been disconnected.*|is disconnected.*"
-    r"|has reconnected|finished in \d+ place.*|is connected|has timed out)\.?"
-    r"|There is no Small Blind in this hand.*"
-    r")$"
-)
-# Player chat ("Player6: u r getting boring with ur min raises"); Party actions have no colon.
-PARTY_CHAT = r"^[^:\[\]]+: "
-_PARTY_VERBS = {
-    "posts small blind": "post_sb",
-    "posts big blind": "post_bb",
-    "posts big blind + dead": "post_both",
-    "posts ante": "ante",
-    "posts ante of": "ante",
-    "calls": "call",
-    "bets": "bet",
-    "raises": "raise",
-    "is all-In": "all_in",
-    "checks": "check",
-    "folds": "fold",
-}
-_MONTHS = "%Y %B %d %H:%M:%S"
 
-
-class PartyPokerParser:
-    """Parser for PartyPoker text hand histories (Omaha Hi-Lo)."""
-
-    site: ClassVar[str] = SITE
-    # Before 2023: labelled halves ("wins Lo (…)"), pot named; no total pot and no rake
-    # printed (a null total is never compared). The 2023 layout prints one "collected" total
-    # per player and the pot net of rake ("Main Pot: $2.23 Rake: $0.11" for $2.34 put in):
-    # so payouts are compared per player and pot, never line by line, and a printed total is
-    # net of rake.
-    profile: ClassVar[SiteProfile] = SiteProfile(
-        site=SITE,
-        halves_labelled=True,
-        total_pot_is_gross=False,
-        payout_lines="per_player",
-        odd_chip_unit=1,
-        raise_cap=4,
-        rake_printed=False,
-        # An uncalled bet is inside the amount the winner "wins" (site-formats.md §1.3).
-        uncalled_printed=True,
-    )
-
-    def sniff(self, head: str) -> bool:
-        """A ``***** Hand History for Game N *****`` line (888's reads ``Cassava Hand History``)."""
-        return _PARTY_SNIFF.search(head) is not None
-
-    def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        """The first anchor line (``#Game No`` or the history line) of each game number."""
-        return anchor_starts(lines, _ANCHOR)
-
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        """Parse a block of whole hands into the canonical tables."""
-        frame = line_frame(lines, offsets, self.hand_starts(lines))
-        return assemble(SITE, source_file, _party_parts(frame))
-
-
-def _posted_blinds(posts: pl.DataFrame, full: pl.Expr) -> pl.DataFrame:
-    """Per hand, the blinds and ante posted; ``posted_bb`` only from a big blind that was not
-    the poster's whole stack (``full``), ``short_bb`` from any."""
-    amount, kind = pl.col("amount"), pl.col("kind")
-    return posts.group_by("hand").agg(
-        posted_sb=amount.filter(kind == "post_sb").max(),
-        posted_bb=amount.filter((kind == "post_bb") & full).max(),
-        short_bb=amount.filter(kind == "post_bb").max(),
-        posted_ante=amount.filter(kind == "ante").max(),
-    )
-
-
-def _party_parts(frame: pl.DataFrame) -> BlockParts:
-    """The block's hands in the layouts before 2023 and in the 2023 layout, read apart."""
-    modern = _modern_hand_numbers(frame)
-    if modern.height == 0:
-        return _legacy_parts(frame)
-    is_modern = pl.col("hand").is_in(modern["hand"].implode())
-    new = _modern_parts(frame.filter(is_modern))
-    if frame.filter(~is_modern & (pl.col("hand") >= 0)).height == 0:
-        return _with_frame(new, frame)
-    return _merged_parts(frame, _legacy_parts(frame.filter(~is_modern)), new)
-
-
-def _legacy_parts(frame: pl.DataFrame) -> BlockParts:
-    """Hands in the layouts before 2023 (``#Game No : N``, ``$20/$40 USD FL Omaha Hi-Lo``)."""
-    body = frame.filter(pl.col("hand") >= 0)
-    forms = (
-        LineForm("blank", pattern=r"^\s*$"),
-        LineForm("anchor", pattern=GAME_NUMBER),
-        LineForm("history", pattern=HISTORY_LINE),
-        LineForm("header", pattern=PARTY_HEADER),
-        LineForm("table", pattern=PARTY_TABLE),
-        LineForm("button", pattern=PARTY_BUTTON),
-        LineForm("players", pattern=PARTY_PLAYERS),
-        LineForm("seat", pattern=PARTY_SEAT),
-        LineForm("deal", pattern=PARTY_DEAL),
-        LineForm("dealt", pattern=PARTY_DEALT),
-        LineForm("chat", pattern=PARTY_CHAT),
-        LineForm("action", pattern=PARTY_ACTION),
-        LineForm("show", pattern=PARTY_SHOW),
-        LineForm("show_low", pattern=PARTY_SHOW_LOW),
-        LineForm("noshow", pattern=PARTY_NO_SHOW),
-        LineForm("win", pattern=PARTY_WIN),
-        LineForm("info", pattern=PARTY_INFO),
-    )
-    lines = body.with_columns(kind=kinds_of(body, forms, "unknown"))
-    street_names = {"down cards": 0, "Flop": 1, "Turn": 2, "River": 3}
-    deal = lines["line"].str.extract(PARTY_DEAL, 1)
-    lines = lines.with_columns(
-        section=sections(
-            lines, deal.replace_strict(street_names, default=None, return_dtype=pl.Int8), 0
-        )
-    )
-
-    # -- headers: the line after the history line -------------------------------------------
-    history_at = lines.filter(pl.col("kind") == "history").unique("hand", keep="first")
-    header_lines = (
-        lines.join(history_at.select("hand", history=pl.col("line_no")), on="hand", how="inner")
-        .filter(pl.col("line_no") == pl.col("history") + 1)
-        .select("hand", "line")
-    )
-    numbers = lines.filter(pl.col("is_start")).select(
-        "hand",
-        hand_id=pl.coalesce(
-            pl.col("line").str.extract(GAME_NUMBER, 1), pl.col("line").str.extract(HISTORY_LINE, 1)
-        ),
-    )
-    parsed = (
-        numbers.join(header_lines, on="hand", how="left")
-        .with_columns(pl.col("line").str.extract_groups(PARTY_HEADER).alias("h"))
-        .unnest("h")
-    )
-    game = pl.coalesce("cgame", "tgame")
-    is_tournament = pl.col("tournament_id").is_not_null()
-    currency = (
-        pl.when(is_tournament)
-        .then(pl.lit("CHIPS"))
-        .otherwise(pl.col("code"))
-    )
-    parsed = parsed.with_columns(
-        header_ok=pl.col("hand_id").is_not_null() & game.is_not_null(),
-        game=game.fill_null(pl.col("line").fill_null("").str.slice(0, 80)),
-        is_o8=game == PARTY_GAME,
-        currency=currency,
-        money_scale=pl.when(is_tournament).then(1).otherwise(100),
-        limit_type=pl.coalesce("climit", "tlimit").fill_null("FL"),
-    ).with_columns(is_o8=pl.col("is_o8").fill_null(False))
-    headers = parsed.select("hand", "hand_id", "header_ok", "game", "is_o8")
-
-    scale_of = parsed.select("hand", "money_scale")
-    scale = pl.col("money_scale")
-
-    # -- actions --------------------------------------------------------------------------------
-    acts = (
-        kind_fields(lines, "action", PARTY_ACTION, "hand", "line_no", "section")
-        .join(scale_of, on="hand", how="left")
-        .with_columns(
-            kind=pl.col("verb").replace_strict(_PARTY_VERBS, default=None),
-            amount=amount_value(pl.col("amount"), scale),
-            to=amount_value(pl.col("to"), scale),
-            is_all_in=pl.lit(False),
-            sub=pl.lit(0),
-        )
-    )
-    # A blind posted all-in for less (the player's whole stack after the ante) says nothing
-    # about the table's blind; Party does not mark it, so the stack tells.
-    stacks = seat_rows(lines, scale_of, PARTY_SEAT).select("hand", "player", "stack_start")
-    antes_paid = (
-        acts.filter(pl.col("kind") == "ante").group_by("hand", "player").agg(ante_paid=pl.col("amount").sum())
-    )
-    full = (
-        pl.col("amount") + pl.col("ante_paid").fill_null(0) < pl.col("stack_start")
-    ).fill_null(True)
-    posted = _posted_blinds(
-        acts.join(stacks, on=["hand", "player"], how="left").join(
-            antes_paid, on=["hand", "player"], how="left"
-        ),
-        full,
-    )
-    stakes = pl.col("stakes").str.split("/")
-    first_stake = amount_value(stakes.list.get(0, null_on_oob=True), scale)
-    second_stake = amount_value(stakes.list.get(1, null_on_oob=True), scale)
-    is_fixed = pl.col("limit_type") == "FL"
-    hands = (
-        parsed.join(posted, on="hand", how="left")
-        .join(first_per_hand(lines, "table", PARTY_TABLE), on="hand", how="left")
-        .join(first_per_hand(lines, "button", PARTY_BUTTON), on="hand", how="left")
-        .join(first_per_hand(lines, "players", PARTY_PLAYERS), on="hand", how="left")
-        .join(_party_board(lines), on="hand", how="left")
-        .with_columns(
-            small_bet=pl.when(is_fixed & ~is_tournament & second_stake.is_not_null()).then(
-                first_stake
-            ),
-            big_bet=pl.when(is_fixed & ~is_tournament).then(second_stake),
-            small_blind=pl.coalesce(amount_value(pl.col("tsb"), 1), pl.col("posted_sb")),
-            # Without a full big blind post: the fixed-limit small bet, or the pot- and
-            # no-limit buy-in label, which is 100 big blinds ("$200 USD PL" at $1/$2).
-            big_blind=pl.coalesce(
-                amount_value(pl.col("tbb"), 1),
-                pl.col("posted_bb"),
-                pl.when(is_fixed).then(first_stake).otherwise(first_stake // 100),
-                pl.col("short_bb"),
-            ),
-            ante=pl.coalesce(amount_value(pl.col("tante"), 1), pl.col("posted_ante")),
-            max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
-            button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
-            started_at=local_time_to_utc(
-                pl.concat_str("year", "month", "day", "time", separator=" "),
-                pl.col("zone"),
-                fmt=_MONTHS,
-                zones=parsed["zone"].drop_nulls().unique().to_list(),
-            ),
-            time_zone=pl.col("zone"),
-            level=pl.col("level"),
-            buy_in=pl.col("buy_in"),
-            total_pot=pl.lit(None, dtype=pl.Int64),
-            rake=pl.lit(None, dtype=pl.Int64),
-            source_offset=pl.lit(None, dtype=pl.Int64),
-        )
-    )
-    offsets = lines.filter(pl.col("is_start")).select("hand", source_offset="offset")
-    hands = hands.drop("source_offset").join(offsets, on="hand", how="left")
-    # Fixed-limit tournaments: the blinds are the small bet's halves (the header gives blinds).
-    hands = hands.with_columns(
-        small_bet=pl.when(is_fixed & is_tournament).then(pl.col("big_blind")).otherwise("small_bet"),
-        big_bet=pl.when(is_fixed & is_tournament).then(pl.col("big_blind") * 2).otherwise("big_bet"),
-    )
-
-    big_blind = hands.select("hand", "big_blind")
-    both = acts.filter(pl.col("kind") == "post_both").join(big_blind, on="hand", how="left")
-    actions = pl.concat(
-        [
-            acts.filter(pl.col("kind") != "post_both"),
-            both.with_columns(kind=pl.lit("post_dead"), amount=pl.col("amount") - pl.col("big_blind"))
-            .drop("big_blind"),
-            both.with_columns(kind=pl.lit("post_bb"), amount=pl.col("big_blind"), sub=pl.lit(1))
-            .drop("big_blind"),
-        ],
-        how="vertical_relaxed",
-    )
-
-    shows = (
-        kind_fields(lines, "show", PARTY_SHOW, "hand", "line_no", "section")
-        .with_columns(cards=card_codes(pl.col("cards")))
-    )
-    actions = pl.concat(
-        [
-            actions.select(
-                "hand", "line_no", "sub", street="section", player="player", kind="kind",
-                amount="amount", to="to", is_all_in="is_all_in",
-            ),
-            shows.select(
-                "hand", "line_no", sub=pl.lit(0), street="section", player="player",
-                kind=pl.when(pl.col("verb") == "shows").then(pl.lit("show")).otherwise(pl.lit("muck")),
-                amount=pl.lit(None, dtype=pl.Int64), to=pl.lit(None, dtype=pl.Int64),
-                is_all_in=pl.lit(False),
-            ),
-        ],
-        how="vertical_relaxed",
-    )
-
-    lows = (
-        kind_fields(lines, "show_low", PARTY_SHOW_LOW, "hand")
-        .unique(["hand", "player"], keep="first")
-    )
-    showdowns = (
-        shows.filter(pl.col("verb") == "shows")
-        .join(lows, on=["hand", "player"], how="left")
-        .select(
-            "hand", "line_no", "player", "cards",
-            high_desc=pl.when(pl.col("desc") != "").then(pl.col("desc")),
-            low_desc=pl.col("low"),
-            board_index=pl.lit(0, dtype=pl.Int8),
-        )
-    )
-
-    wins = (
-        kind_fields(lines, "win", PARTY_WIN, "hand", "line_no")
-        .join(scale_of, on="hand", how="left")
-        .with_columns(
-            pot_index=pl.when(pl.col("pot") == "main pot")
-            .then(0)
-            .when(pl.col("pot").is_not_null())
-            .then(pl.col("side").cast(pl.Int8, strict=False).fill_null(1))
-            .cast(pl.Int8),
-        )
-    )
-    noshows = (
-        lines.filter(pl.col("kind") == "noshow")
-        .select("hand", "line_no", "section", player=pl.col("line").str.extract(PARTY_NO_SHOW, 1))
-    )
-    actions = pl.concat(
-        [actions, declined_shows(noshows, wins, shows.filter(pl.col("verb") == "shows"))],
-        how="vertical_relaxed",
-    )
-    # Party prints no return: a bettor's unmatched chips are inside what they win, except when
-    # the bettor folded (nobody left can win them, so they go back).
-    returns = folded_excess_returns(actions)
-    actions = pl.concat([actions, returns.select(actions.columns)], how="vertical_relaxed")
-    has_low = wins.group_by("hand", "pot_index").agg(has_low=pl.col("lo").is_not_null().any())
-    collections = wins.join(has_low, on=["hand", "pot_index"], how="left", nulls_equal=True).select(
-        "hand",
-        "line_no",
-        "player",
-        amount=amount_value(pl.col("amount"), pl.col("money_scale")),
-        pot_index="pot_index",
-        half=pl.when(pl.col("lo").is_not_null())
-        .then(pl.lit("low"))
-        .when(pl.col("has_low"))
-        .then(pl.lit("high")),
-        board_index=pl.lit(0, dtype=pl.Int8),
-    )
-
-    seats = seat_rows(lines, scale_of, PARTY_SEAT)
-    sightings = card_sightings(lines, shows, PARTY_DEALT)
-
-    structure = lines.group_by("hand").agg(
-        has_deal=(pl.col("kind") == "deal").any(),
-        has_win=(pl.col("kind") == "win").any(),
-        has_history=(pl.col("kind") == "history").any(),
-    )
-    checks = hands.join(structure, on="hand", how="left").select(
-        "hand",
-        reason=first_problem(
-            (~pl.col("has_history").fill_null(False), "truncated hand: no hand history line"),
-            (~pl.col("has_deal").fill_null(False), "truncated hand: no cards dealt"),
-            (~pl.col("has_win").fill_null(False), "truncated hand: no payout line"),
-            (pl.col("button_seat").is_null(), "no button seat"),
-            (pl.col("started_at").is_null(), "unreadable start time"),
-            (pl.col("big_blind").is_null(), "unreadable stakes"),
-            (
-                pl.col("board").list.drop_nulls().list.len() < pl.col("board").list.len(),
-                "unreadable board card",
-            ),
-            (pl.col("board").list.len() > 5, "more than five board cards"),
-        ),
-    ).filter(pl.col("reason").is_not_null())
-
-    return BlockParts(
-        frame=frame,
-        headers=headers,
-        hands=hands,
-        seats=seats,
-        actions=actions,
-        collections=collections,
-        showdowns=showdowns,
-        sightings=sightings,
-        problems=[checks],
-        unknown_lines=unknown_lines(lines),
-        preamble_ignorable=r"^Game #\d+ starts\.$",
-    )
-
-
-def _party_board(lines: pl.DataFrame) -> pl.DataFrame:
-    """Board cards from the flop, turn and river deal lines, in order."""
-    return (
-        lines.filter((pl.col("kind") == "deal") & (pl.col("section") > 0))
-        .select("hand", "line_no", cards=card_codes(pl.col("line").str.extract(PARTY_DEAL, 2)))
-        .sort("hand", "line_no")
-        .group_by("hand", maintain_order=True)
-        .agg(board=pl.col("cards").list.explode(keep_nulls=False, empty_as_null=False))
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# PartyPoker, 2023 layout
-# ---------------------------------------------------------------------------------------------
+__all__ = ["modern_hand_numbers", "modern_parts"]
 
 O8_MODERN_GAMES = ("Omaha Hi/Lo", "Omaha Hi-Lo")
 # The line after the history line names a "Game Table" only in the 2023 layout.
@@ -550,7 +95,7 @@ _SUMMARY_KINDS = ("pots", "board", "result")
 _SINGLE_KINDS = ("table", "players", "summary", "pots", "board")
 
 
-def _modern_hand_numbers(frame: pl.DataFrame) -> pl.DataFrame:
+def modern_hand_numbers(frame: pl.DataFrame) -> pl.DataFrame:
     """Hands (``hand``) whose history line is followed by a 2023-layout header."""
     return (
         frame.filter(pl.col("hand") >= 0)
@@ -564,33 +109,6 @@ def _modern_hand_numbers(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _with_frame(parts: BlockParts, frame: pl.DataFrame) -> BlockParts:
-    parts.frame = frame
-    return parts
-
-
-def _merged_parts(frame: pl.DataFrame, old: BlockParts, new: BlockParts) -> BlockParts:
-    """One block's parts from the parts of its hands in each layout."""
-
-    def both(first: pl.DataFrame, second: pl.DataFrame) -> pl.DataFrame:
-        return pl.concat([first, second], how="diagonal_relaxed")
-
-    unknown = [part for part in (old.unknown_lines, new.unknown_lines) if part is not None]
-    return BlockParts(
-        frame=frame,
-        headers=both(old.headers, new.headers),
-        hands=both(old.hands, new.hands),
-        seats=both(old.seats, new.seats),
-        actions=both(old.actions, new.actions),
-        collections=both(old.collections, new.collections),
-        showdowns=both(old.showdowns, new.showdowns),
-        sightings=both(old.sightings, new.sightings),
-        problems=[*old.problems, *new.problems],
-        unknown_lines=pl.concat(unknown, how="diagonal_relaxed") if unknown else None,
-        preamble_ignorable=old.preamble_ignorable,
-    )
-
-
 def _first_reason(frame: pl.DataFrame, reason: pl.Expr) -> pl.DataFrame:
     """One (hand, reason) per hand: the first row's (rows in line order)."""
     return (
@@ -600,7 +118,7 @@ def _first_reason(frame: pl.DataFrame, reason: pl.Expr) -> pl.DataFrame:
     )
 
 
-def _modern_parts(frame: pl.DataFrame) -> BlockParts:
+def modern_parts(frame: pl.DataFrame) -> BlockParts:
     """Hands in the 2023 layout (``***** Hand History For Game 1676832422659jxi26omnah *****``).
 
     - Header ``0.05/0.10 Omaha Hi/Lo Game Table (PL) - Sun Feb 19 13:45:49 EST 2023``: the
@@ -729,7 +247,7 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
         kind_fields(lines, "action", MODERN_ACTION, "hand", "line_no", "section")
         .join(scale_of, on="hand", how="left")
         .with_columns(
-            kind=pl.col("verb").replace_strict(_PARTY_VERBS, default=None),
+            kind=pl.col("verb").replace_strict(PARTY_VERBS, default=None),
             amount_text=pl.coalesce("amount", "bare"),
         )
         .with_columns(
@@ -786,7 +304,7 @@ def _modern_parts(frame: pl.DataFrame) -> BlockParts:
         "hand", "player", stack_start=amount_value(pl.col("stack"), pl.col("money_scale"))
     ).unique(["hand", "player"], keep="first")
     full = (pl.col("amount") < pl.col("stack_start")).fill_null(True)
-    posted = _posted_blinds(acts.join(stacks, on=["hand", "player"], how="left"), full)
+    posted = posted_blinds(acts.join(stacks, on=["hand", "player"], how="left"), full)
     stakes = pl.col("stakes").str.split("/")
     first_stake = amount_value(stakes.list.get(0, null_on_oob=True), scale)
     second_stake = amount_value(stakes.list.get(1, null_on_oob=True), scale)
