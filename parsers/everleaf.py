@@ -23,15 +23,13 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-import numpy as np
 import polars as pl
 
-from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
 from parsers.engine.block_parts import (
     BlockParts,
+    BlockPartsParser,
     amount_value,
-    assemble,
     card_codes,
     card_sightings,
     declined_shows,
@@ -42,7 +40,6 @@ from parsers.engine.block_parts import (
     unknown_lines,
 )
 from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
-from parsers.engine.lines import line_frame
 from parsers.engine.stakes import blinds_and_bets
 from pipeline.profiles import SiteProfile
 
@@ -98,7 +95,7 @@ VERBS = {
 SECTIONS = {"down cards": 0, "Flop": 1, "Turn": 2, "River": 3}
 
 
-class EverleafParser:
+class EverleafParser(BlockPartsParser):
     """Parser for Everleaf Gaming text hand histories (Omaha Hi/Lo)."""
 
     site: ClassVar[str] = SITE
@@ -113,18 +110,13 @@ class EverleafParser:
         uncalled_printed=False,
     )
 
-    def sniff(self, head: str) -> bool:
-        """An ``Everleaf Gaming Game #N`` or ``***** Hand history for game #N`` line."""
-        return _SNIFF.search(head) is not None
+    # An ``Everleaf Gaming Game #N`` or ``***** Hand history for game #N`` line.
+    sniff_pattern: ClassVar[re.Pattern[str]] = _SNIFF
+    hand_start: ClassVar[str] = HAND_START
 
-    def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        """Mask of ``Everleaf Gaming Game #N`` lines."""
-        return lines.str.contains(HAND_START).fill_null(False).to_numpy()
-
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        """Parse a block of whole hands into the canonical tables."""
-        frame = line_frame(lines, offsets, self.hand_starts(lines))
-        return assemble(SITE, source_file, _parts(frame))
+    @staticmethod
+    def read_parts(frame: pl.DataFrame) -> BlockParts:
+        return _parts(frame)
 
 
 def _parts(frame: pl.DataFrame) -> BlockParts:

@@ -29,15 +29,13 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-import numpy as np
 import polars as pl
 
-from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
 from parsers.engine.block_parts import (
     BlockParts,
+    BlockPartsParser,
     amount_value,
-    assemble,
     card_codes,
     declined_shows,
     first_per_hand,
@@ -47,7 +45,6 @@ from parsers.engine.block_parts import (
 )
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
-from parsers.engine.lines import line_frame
 from parsers.engine.stakes import blinds_and_bets
 from pipeline.profiles import SiteProfile
 
@@ -136,7 +133,7 @@ VERBS = {
 CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
 
 
-class FullTiltParser:
+class FullTiltParser(BlockPartsParser):
     """Parser for Full Tilt Poker text hand histories (Omaha Hi/Lo, any limit)."""
 
     site: ClassVar[str] = SITE
@@ -150,18 +147,12 @@ class FullTiltParser:
         site=SITE, halves_labelled=True, total_pot_is_gross=True, odd_chip_unit=5, raise_cap=4
     )
 
-    def sniff(self, head: str) -> bool:
-        """A Full Tilt hand header within the first lines."""
-        return _SNIFF.search(head) is not None
+    sniff_pattern: ClassVar[re.Pattern[str]] = _SNIFF
+    hand_start: ClassVar[str] = HAND_START
 
-    def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        """Mask of hand header lines."""
-        return lines.str.contains(HAND_START).fill_null(False).to_numpy()
-
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        """Parse a block of whole hands into the canonical tables."""
-        frame = line_frame(lines, offsets, self.hand_starts(lines))
-        return assemble(SITE, source_file, _parts(frame))
+    @staticmethod
+    def read_parts(frame: pl.DataFrame) -> BlockParts:
+        return _parts(frame)
 
 
 def _parts(frame: pl.DataFrame) -> BlockParts:

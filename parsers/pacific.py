@@ -26,13 +26,12 @@ from typing import ClassVar
 import numpy as np
 import polars as pl
 
-from parsers.base import ParseResult
 from parsers.columns import local_time_to_utc
 from parsers.engine.block_parts import (
     BlockParts,
+    BlockPartsParser,
     amount_value,
     anchor_starts,
-    assemble,
     card_codes,
     card_sightings,
     declined_shows,
@@ -43,7 +42,6 @@ from parsers.engine.block_parts import (
     unknown_lines,
 )
 from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
-from parsers.engine.lines import line_frame
 from pipeline.profiles import SiteProfile
 
 __all__ = ["PacificParser"]
@@ -106,7 +104,7 @@ VERBS = {
 SECTIONS = {"down cards": 0, "flop": 1, "turn": 2, "river": 3}
 
 
-class PacificParser:
+class PacificParser(BlockPartsParser):
     """Parser for 888 / Pacific Poker text hand histories (Omaha Hi/Lo)."""
 
     site: ClassVar[str] = SITE
@@ -121,18 +119,16 @@ class PacificParser:
         uncalled_printed=False,
     )
 
-    def sniff(self, head: str) -> bool:
-        """A ``***** Cassava Hand History for Game N *****`` (or 888poker) line."""
-        return _SNIFF.search(head) is not None
+    # A ``***** Cassava Hand History for Game N *****`` (or 888poker) line.
+    sniff_pattern: ClassVar[re.Pattern[str]] = _SNIFF
 
     def hand_starts(self, lines: pl.Series) -> np.ndarray:
         """The first anchor line (``#Game No`` or the history line) of each game number."""
         return anchor_starts(lines, _ANCHOR)
 
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        """Parse a block of whole hands into the canonical tables."""
-        frame = line_frame(lines, offsets, self.hand_starts(lines))
-        return assemble(SITE, source_file, _parts(frame))
+    @staticmethod
+    def read_parts(frame: pl.DataFrame) -> BlockParts:
+        return _parts(frame)
 
 
 def _parts(frame: pl.DataFrame) -> BlockParts:

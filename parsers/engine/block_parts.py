@@ -13,7 +13,9 @@ its module and comes in as a parameter.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import polars as pl
@@ -23,12 +25,14 @@ from parsers.columns import cards_list, money
 from parsers.engine.assembly import HandTables, attach_hole_cards, finish
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.line_forms import kind_fields
-from parsers.engine.lines import forward_fill, in_printed_order
+from parsers.engine.lines import forward_fill, in_printed_order, line_frame
+from pipeline.profiles import SiteProfile
 
 __all__ = [
     "EMPTY_CARDS",
     "LIVE_KINDS",
     "BlockParts",
+    "BlockPartsParser",
     "amount_value",
     "anchor_starts",
     "assemble",
@@ -135,6 +139,40 @@ def _mark_all_ins(actions: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
         )
         .drop("put_in", "stack_start")
     )
+
+
+class BlockPartsParser:
+    """The parser interface of a PartyPoker-family site.
+
+    A site's subclass names ``site``, ``profile``, ``sniff_pattern`` (searched in a file's
+    first lines), ``hand_start`` (the pattern of a hand's first line; a site whose hands open
+    with a ``#Game No`` or history line overrides `hand_starts` with `anchor_starts`) and
+    ``read_parts``, its extraction of a block's line frame into `BlockParts`; `assemble` does
+    the rest.
+    """
+
+    site: ClassVar[str]
+    profile: ClassVar[SiteProfile]
+    sniff_pattern: ClassVar[re.Pattern[str]]
+    hand_start: ClassVar[str]
+
+    def sniff(self, head: str) -> bool:
+        """A hand's first line within the first lines of a file."""
+        return self.sniff_pattern.search(head) is not None
+
+    def hand_starts(self, lines: pl.Series) -> np.ndarray:
+        """Mask of the lines that open a hand."""
+        return lines.str.contains(self.hand_start).fill_null(False).to_numpy()
+
+    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
+        """Parse a block of whole hands into the canonical tables."""
+        frame = line_frame(lines, offsets, self.hand_starts(lines))
+        return assemble(self.site, source_file, self.read_parts(frame))
+
+    @staticmethod
+    def read_parts(frame: pl.DataFrame) -> BlockParts:
+        """The site's extraction of a block's lines (`line_frame` layout)."""
+        raise NotImplementedError
 
 
 def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:

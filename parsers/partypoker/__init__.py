@@ -43,9 +43,7 @@ from typing import ClassVar
 import numpy as np
 import polars as pl
 
-from parsers.base import ParseResult
-from parsers.engine.block_parts import BlockParts, anchor_starts, assemble
-from parsers.engine.lines import line_frame
+from parsers.engine.block_parts import BlockParts, BlockPartsParser, anchor_starts
 from parsers.partypoker.legacy import legacy_parts
 from parsers.partypoker.modern import modern_hand_numbers, modern_parts
 from pipeline.profiles import SiteProfile
@@ -59,7 +57,7 @@ _PARTY_SNIFF = re.compile(r"^\*{5} Hand History [Ff]or Game [0-9A-Za-z]+ \*{5}",
 _ANCHOR = r"^(?:#Game No : (\d+)$|\*{5} Hand History [Ff]or Game ([0-9A-Za-z]+) \*{5})"
 
 
-class PartyPokerParser:
+class PartyPokerParser(BlockPartsParser):
     """Parser for PartyPoker text hand histories (Omaha Hi-Lo)."""
 
     site: ClassVar[str] = SITE
@@ -80,30 +78,24 @@ class PartyPokerParser:
         uncalled_printed=True,
     )
 
-    def sniff(self, head: str) -> bool:
-        """A ``***** Hand History for Game N *****`` line (888's reads ``Cassava Hand History``)."""
-        return _PARTY_SNIFF.search(head) is not None
+    # A ``***** Hand History for Game N *****`` line (888's reads ``Cassava Hand History``).
+    sniff_pattern: ClassVar[re.Pattern[str]] = _PARTY_SNIFF
 
     def hand_starts(self, lines: pl.Series) -> np.ndarray:
         """The first anchor line (``#Game No`` or the history line) of each game number."""
         return anchor_starts(lines, _ANCHOR)
 
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        """Parse a block of whole hands into the canonical tables."""
-        frame = line_frame(lines, offsets, self.hand_starts(lines))
-        return assemble(SITE, source_file, _party_parts(frame))
-
-
-def _party_parts(frame: pl.DataFrame) -> BlockParts:
-    """The block's hands in the layouts before 2023 and in the 2023 layout, read apart."""
-    modern = modern_hand_numbers(frame)
-    if modern.height == 0:
-        return legacy_parts(frame)
-    is_modern = pl.col("hand").is_in(modern["hand"].implode())
-    new = modern_parts(frame.filter(is_modern))
-    if frame.filter(~is_modern & (pl.col("hand") >= 0)).height == 0:
-        return _with_frame(new, frame)
-    return _merged_parts(frame, legacy_parts(frame.filter(~is_modern)), new)
+    @staticmethod
+    def read_parts(frame: pl.DataFrame) -> BlockParts:
+        """The block's hands in the layouts before 2023 and in the 2023 layout, read apart."""
+        modern = modern_hand_numbers(frame)
+        if modern.height == 0:
+            return legacy_parts(frame)
+        is_modern = pl.col("hand").is_in(modern["hand"].implode())
+        new = modern_parts(frame.filter(is_modern))
+        if frame.filter(~is_modern & (pl.col("hand") >= 0)).height == 0:
+            return _with_frame(new, frame)
+        return _merged_parts(frame, legacy_parts(frame.filter(~is_modern)), new)
 
 
 def _with_frame(parts: BlockParts, frame: pl.DataFrame) -> BlockParts:
