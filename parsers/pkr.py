@@ -53,6 +53,7 @@ from parsers.engine.line_kinds import (
     bracket_cards,
     first_lines,
     head_has_lines,
+    sightings,
     utc_time,
 )
 from pipeline.profiles import SiteProfile
@@ -394,25 +395,13 @@ class PkrFormat(TextFormat):
         ).join(self._descriptions(lines), on=["hand", "player"], how="left")
 
     def known_cards(self, lines: pl.DataFrame) -> pl.DataFrame:
-        dealt = self.fields(lines, KIND_DEALT, DEALT).select(
-            "hand",
-            "line_no",
-            "player",
-            cards_text=bracket_cards(pl.col("cards")),
-            is_dealt=pl.lit(True),
+        cards = bracket_cards(pl.col("cards"))
+        return pl.concat(
+            [
+                sightings(self.fields(lines, KIND_DEALT, DEALT), dealt=True, cards=cards),
+                sightings(self.fields(lines, KIND_ACTION, ACTION), dealt=False, cards=cards),
+            ]
         )
-        shown = (
-            self.fields(lines, KIND_ACTION, ACTION)
-            .filter(pl.col("cards").is_not_null())
-            .select(
-                "hand",
-                "line_no",
-                "player",
-                cards_text=bracket_cards(pl.col("cards")),
-                is_dealt=pl.lit(False),
-            )
-        )
-        return pl.concat([dealt, shown])
 
 
 class PkrParser(TextFormatParser):

@@ -53,6 +53,7 @@ from parsers.engine.line_kinds import (
     TextFormatParser,
     first_lines,
     head_has_line,
+    sightings,
     utc_time,
 )
 from pipeline.profiles import SiteProfile
@@ -308,18 +309,13 @@ class WinamaxFormat(TextFormat):
         )
 
     def known_cards(self, lines: pl.DataFrame) -> pl.DataFrame:
-        dealt = self.fields(lines, KIND_DEALT, DEALT).select(
-            "hand", "line_no", "player", cards_text="cards", is_dealt=pl.lit(True)
+        return pl.concat(
+            [
+                sightings(self.fields(lines, KIND_DEALT, DEALT), dealt=True),
+                sightings(self._action_fields(lines), dealt=False),
+                sightings(self.fields(lines, KIND_SUMMARY_CARDS, SUMMARY_CARDS), dealt=False),
+            ]
         )
-        shown = (
-            self._action_fields(lines)
-            .filter(pl.col("cards").is_not_null())
-            .select("hand", "line_no", "player", cards_text="cards", is_dealt=pl.lit(False))
-        )
-        summary = self.fields(lines, KIND_SUMMARY_CARDS, SUMMARY_CARDS).select(
-            "hand", "line_no", "player", cards_text="cards", is_dealt=pl.lit(False)
-        )
-        return pl.concat([dealt, shown, summary])
 
 
 class WinamaxParser(TextFormatParser):

@@ -48,6 +48,7 @@ from parsers.engine.line_kinds import (
     TextFormatParser,
     first_lines,
     head_has_line,
+    sightings,
     utc_time,
 )
 from pipeline.profiles import SiteProfile
@@ -379,20 +380,13 @@ class WpnFormat(TextFormat):
         )
 
     def known_cards(self, lines: pl.DataFrame) -> pl.DataFrame:
-        dealt = self.fields(lines, KIND_DEALT, DEALT).select(
-            "hand", "line_no", "player", cards_text="cards", is_dealt=pl.lit(True)
+        return pl.concat(
+            [
+                sightings(self.fields(lines, KIND_DEALT, DEALT), dealt=True),
+                sightings(self._action_fields(lines), dealt=False),
+                sightings(self.fields(lines, KIND_SUMMARY_SEAT, SUMMARY_SEAT), dealt=False),
+            ]
         )
-        shown = (
-            self._action_fields(lines)
-            .filter(pl.col("cards").is_not_null())
-            .select("hand", "line_no", "player", cards_text="cards", is_dealt=pl.lit(False))
-        )
-        summary = (
-            self.fields(lines, KIND_SUMMARY_SEAT, SUMMARY_SEAT)
-            .filter(pl.col("cards").is_not_null())
-            .select("hand", "line_no", "player", cards_text="cards", is_dealt=pl.lit(False))
-        )
-        return pl.concat([dealt, shown, summary])
 
 
 class WpnParser(TextFormatParser):

@@ -48,6 +48,7 @@ from parsers.engine.line_kinds import (
     bracket_cards,
     first_lines,
     head_has_lines,
+    sightings,
     utc_time,
 )
 from pipeline.profiles import SiteProfile
@@ -374,17 +375,7 @@ class WpnOldFormat(TextFormat):
                 is_dealt=pl.lit(True),
             )
         )
-        shown = (
-            self._summary(lines)
-            .filter(pl.col("cards").is_not_null())
-            .select(
-                "hand",
-                "line_no",
-                "player",
-                cards_text=bracket_cards(pl.col("cards")),
-                is_dealt=pl.lit(False),
-            )
-        )
+        shown = sightings(self._summary(lines), dealt=False, cards=bracket_cards(pl.col("cards")))
         return pl.concat([dealt, shown])
 
     def extra_problems(self, tables: dict[str, pl.DataFrame], lines: pl.DataFrame) -> pl.DataFrame:

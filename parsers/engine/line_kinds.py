@@ -51,6 +51,7 @@ __all__ = [
     "head_has_line",
     "head_has_lines",
     "last_bracket",
+    "sightings",
     "utc_time",
 ]
 
@@ -84,6 +85,15 @@ def bracket_cards(text: pl.Expr) -> pl.Expr:
 def last_bracket(text: pl.Expr) -> pl.Expr:
     """The last ``[...]`` group of a street line (the card the street added)."""
     return text.str.extract(r"\[([^\[\]]*)\]\s*$", 1)
+
+
+def sightings(rows: pl.DataFrame, dealt: bool, cards: pl.Expr | None = None) -> pl.DataFrame:
+    """`TextFormat.known_cards` rows from the ``rows`` of one kind that print cards (``cards``,
+    by default the ``cards`` column; rows without them dropped): dealt ones or shown ones."""
+    text = pl.col("cards") if cards is None else cards
+    return rows.filter(text.is_not_null()).select(
+        "hand", "line_no", "player", cards_text=text, is_dealt=pl.lit(dealt)
+    )
 
 
 def ensure_columns(frame: pl.DataFrame, schema: Mapping[str, DataTypeLike]) -> pl.DataFrame:
