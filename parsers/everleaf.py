@@ -32,6 +32,7 @@ from parsers.engine.block_parts import (
     amount_value,
     card_codes,
     card_sightings,
+    deal_board,
     declined_shows,
     first_per_hand,
     hand_problems,
@@ -207,13 +208,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         posted_bb=pl.col("amount").filter(pl.col("kind") == "post_bb").max(),
         posted_ante=pl.col("amount").filter(pl.col("kind") == "ante").max(),
     )
-    boards = (
-        lines.filter((pl.col("kind") == "deal") & (pl.col("section") > 0))
-        .select("hand", "line_no", cards=card_codes(pl.col("line").str.extract(DEAL, 2)))
-        .sort("hand", "line_no")
-        .group_by("hand", maintain_order=True)
-        .agg(board=pl.col("cards").list.explode(keep_nulls=False, empty_as_null=False))
-    )
+    boards = deal_board(lines, DEAL)
     is_fixed = pl.col("limit_type") == "FL"
     first_stake = amount_value(pl.col("first"), scale)
     second_stake = amount_value(pl.col("second"), scale)

@@ -34,6 +34,7 @@ from parsers.engine.block_parts import (
     anchor_starts,
     card_codes,
     card_sightings,
+    deal_board,
     declined_shows,
     first_per_hand,
     hand_problems,
@@ -205,13 +206,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
     scale_of = parsed.select("hand", "money_scale")
     scale = pl.col("money_scale")
 
-    boards = (
-        lines.filter((pl.col("kind") == "deal") & (pl.col("section").is_between(1, 3)))
-        .select("hand", "line_no", cards=card_codes(pl.col("line").str.extract(DEAL, 2)))
-        .sort("hand", "line_no")
-        .group_by("hand", maintain_order=True)
-        .agg(board=pl.col("cards").list.explode(keep_nulls=False, empty_as_null=False))
-    )
+    boards = deal_board(lines, DEAL)
     is_fixed = pl.col("limit_type") == "FL"
     hands = (
         parsed.join(first_per_hand(lines, "button", BUTTON), on="hand", how="left")

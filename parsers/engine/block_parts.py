@@ -38,6 +38,7 @@ __all__ = [
     "assemble",
     "card_codes",
     "card_sightings",
+    "deal_board",
     "declined_shows",
     "first_per_hand",
     "folded_excess_returns",
@@ -251,6 +252,18 @@ def declined_shows(
 def unknown_lines(lines: pl.DataFrame) -> pl.DataFrame:
     """The lines no pattern of the site recognised (`BlockParts.unknown_lines`)."""
     return lines.filter(pl.col("kind") == "unknown")
+
+
+def deal_board(lines: pl.DataFrame, deal: str) -> pl.DataFrame:
+    """Per hand, the board: the cards of its flop, turn and river deal lines (kind ``deal``,
+    the cards in the second group of ``deal``), in the order they were dealt."""
+    return (
+        lines.filter((pl.col("kind") == "deal") & pl.col("section").is_between(1, 3))
+        .select("hand", "line_no", cards=card_codes(pl.col("line").str.extract(deal, 2)))
+        .sort("hand", "line_no")
+        .group_by("hand", maintain_order=True)
+        .agg(board=pl.col("cards").list.explode(keep_nulls=False, empty_as_null=False))
+    )
 
 
 def first_per_hand(frame: pl.DataFrame, kind: str, pattern: str) -> pl.DataFrame:

@@ -12,6 +12,7 @@ from parsers.engine.block_parts import (
     amount_value,
     card_codes,
     card_sightings,
+    deal_board,
     declined_shows,
     first_per_hand,
     folded_excess_returns,
@@ -187,7 +188,7 @@ def legacy_parts(frame: pl.DataFrame) -> BlockParts:
         .join(first_per_hand(lines, "table", PARTY_TABLE), on="hand", how="left")
         .join(first_per_hand(lines, "button", PARTY_BUTTON), on="hand", how="left")
         .join(first_per_hand(lines, "players", PARTY_PLAYERS), on="hand", how="left")
-        .join(_party_board(lines), on="hand", how="left")
+        .join(deal_board(lines, PARTY_DEAL), on="hand", how="left")
         .with_columns(
             small_bet=pl.when(is_fixed & ~is_tournament & second_stake.is_not_null()).then(
                 first_stake
@@ -349,15 +350,4 @@ def legacy_parts(frame: pl.DataFrame) -> BlockParts:
         problems=[checks],
         unknown_lines=unknown_lines(lines),
         preamble_ignorable=r"^Game #\d+ starts\.$",
-    )
-
-
-def _party_board(lines: pl.DataFrame) -> pl.DataFrame:
-    """Board cards from the flop, turn and river deal lines, in order."""
-    return (
-        lines.filter((pl.col("kind") == "deal") & (pl.col("section") > 0))
-        .select("hand", "line_no", cards=card_codes(pl.col("line").str.extract(PARTY_DEAL, 2)))
-        .sort("hand", "line_no")
-        .group_by("hand", maintain_order=True)
-        .agg(board=pl.col("cards").list.explode(keep_nulls=False, empty_as_null=False))
     )

@@ -13,6 +13,7 @@ from parsers.engine.block_parts import (
     BlockParts,
     amount_value,
     card_codes,
+    deal_board,
     first_per_hand,
     folded_excess_returns,
     sections,
@@ -335,7 +336,7 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
             | (pl.col("rake_text").is_not_null() & pl.col("rake").is_null())
         )
     )
-    dealt_board = _modern_board(lines)
+    dealt_board = deal_board(lines, MODERN_DEAL)
     summary_board = (
         lines.filter(pl.col("kind") == "board")
         .unique("hand", keep="first", maintain_order=True)
@@ -739,15 +740,4 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
         ],
         unknown_lines=unknown_lines(lines),
         preamble_ignorable=r"^Game #\d+ starts\.$",
-    )
-
-
-def _modern_board(lines: pl.DataFrame) -> pl.DataFrame:
-    """Board cards from the 2023 layout's flop, turn and river lines, in order."""
-    return (
-        lines.filter((pl.col("kind") == "deal") & (pl.col("section") > 0))
-        .select("hand", "line_no", cards=card_codes(pl.col("line").str.extract(MODERN_DEAL, 2)))
-        .sort("hand", "line_no")
-        .group_by("hand", maintain_order=True)
-        .agg(board=pl.col("cards").list.explode(keep_nulls=False, empty_as_null=False))
     )
