@@ -248,17 +248,7 @@ class GGPokerFormat(TextFormat):
             to=pl.when(pl.col("verb") == "raises").then(self.money("to")),
             is_all_in=pl.col("all_in").is_not_null(),
         )
-        uncalled = self.fields(lines, KIND_UNCALLED, UNCALLED).select(
-            "hand",
-            "line_no",
-            "section",
-            "player",
-            sub=pl.lit(0),
-            kind=pl.lit("uncalled_return"),
-            amount=self.money("amount"),
-            to=pl.lit(None, dtype=pl.Int64),
-            is_all_in=pl.lit(False),
-        )
+        uncalled = self.uncalled_returns(lines, KIND_UNCALLED, UNCALLED)
         return pl.concat([played.select(columns), uncalled.select(columns)], how="vertical_relaxed")
 
     def hands(

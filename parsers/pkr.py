@@ -264,17 +264,7 @@ class PkrFormat(TextFormat):
             to=pl.when(verb.is_in(list(TO_AMOUNT_VERBS))).then(amount),
             is_all_in=pl.col("all_in").is_not_null(),
         )
-        uncalled = self.fields(lines, KIND_UNCALLED, UNCALLED).select(
-            "hand",
-            "line_no",
-            "section",
-            "player",
-            sub=pl.lit(0),
-            kind=pl.lit("uncalled_return"),
-            amount=self.money("amount"),
-            to=pl.lit(None, dtype=pl.Int64),
-            is_all_in=pl.lit(False),
-        )
+        uncalled = self.uncalled_returns(lines, KIND_UNCALLED, UNCALLED)
         return pl.concat([played, uncalled], how="vertical_relaxed")
 
     def hands(

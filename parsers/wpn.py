@@ -268,17 +268,7 @@ class WpnFormat(TextFormat):
             to=pl.lit(None, dtype=pl.Int64),
             is_all_in=pl.col("all_in").is_not_null(),
         )
-        uncalled = self.fields(lines, KIND_UNCALLED, UNCALLED).select(
-            "hand",
-            "line_no",
-            "section",
-            "player",
-            sub=pl.lit(0),
-            kind=pl.lit("uncalled_return"),
-            amount=self.money("amount"),
-            to=pl.lit(None, dtype=pl.Int64),
-            is_all_in=pl.lit(False),
-        )
+        uncalled = self.uncalled_returns(lines, KIND_UNCALLED, UNCALLED)
         return pl.concat(
             [frame.select(columns) for frame in (single, posts, dead, live, uncalled)],
             how="vertical_relaxed",

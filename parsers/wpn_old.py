@@ -216,17 +216,8 @@ class WpnOldFormat(TextFormat):
             is_all_in=verb == "allin",
             allin_verb=verb == "allin",
         )
-        uncalled = self.fields(lines, KIND_UNCALLED, UNCALLED).select(
-            "hand",
-            "line_no",
-            "section",
-            "player",
-            sub=pl.lit(0),
-            kind=pl.lit("uncalled_return"),
-            amount=self.money("amount"),
-            to=pl.lit(None, dtype=pl.Int64),
-            is_all_in=pl.lit(False),
-            allin_verb=pl.lit(False),
+        uncalled = self.uncalled_returns(lines, KIND_UNCALLED, UNCALLED).with_columns(
+            allin_verb=pl.lit(False)
         )
         # Cards shown at showdown are printed in the summary only.
         shows = (

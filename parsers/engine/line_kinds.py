@@ -309,6 +309,21 @@ class TextFormat:
 
     # -- shared table steps ------------------------------------------------------------------
 
+    def uncalled_returns(self, lines: pl.DataFrame, kind: int, pattern: str) -> pl.DataFrame:
+        """Action rows of the uncalled bets returned: ``pattern``'s ``player`` and ``amount``
+        on the lines of ``kind``."""
+        return self.fields(lines, kind, pattern).select(
+            "hand",
+            "line_no",
+            "section",
+            "player",
+            sub=pl.lit(0),
+            kind=pl.lit("uncalled_return"),
+            amount=self.money("amount"),
+            to=pl.lit(None, dtype=pl.Int64),
+            is_all_in=pl.lit(False),
+        )
+
     @staticmethod
     def boards(lines: pl.DataFrame) -> pl.DataFrame:
         """``board`` and ``board2`` of each hand from its street lines.
