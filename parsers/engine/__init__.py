@@ -8,10 +8,12 @@
 - `stakes`: blinds and bets from a header's two stakes, as most sites print them.
 - `checks`: the per-hand checks every site shares (seats, actors, amounts, cards).
 - `assembly`: `HandTables`, what a site decoded, and `finish`: quarantine, notes, rejects and
-  the canonical tables.
+  the canonical tables (`finish_files`: one result per file of a batch).
+- `file_batches`: `FileBatchParser`, ``parse`` and ``parse_files`` (small files parsed together)
+  of every text engine below from its decoding of a block.
 - `anchored`: `AnchoredParser`, the interface of a site whose hands open with a known line.
 - `block_parts`: `BlockParts`, what a PartyPoker-family site (Party, Pacific, Everleaf, Full Tilt)
-  decoded, and `assemble`, with the decoding helpers those sites share.
+  decoded, and `assembled`, with the decoding helpers those sites share.
 - `kernels`: the compiled loop behind the street totals.
 - `structured`: `XmlHandParser` and `HandRecord`, the engine of the formats with one structured
   element or JSON object per hand (Merge, Boss, Microgaming, iPoker XML; IGT JSON), with the

@@ -8,8 +8,8 @@ from typing import ClassVar
 import numpy as np
 import polars as pl
 
-from parsers.base import ParseResult
-from parsers.engine.assembly import HandTables, finish
+from parsers.engine.assembly import HandTables
+from parsers.engine.file_batches import FileBatchParser
 from parsers.engine.lines import line_frame
 from pipeline.profiles import SiteProfile
 
@@ -33,7 +33,7 @@ class Block:
         raise NotImplementedError
 
 
-class AnchoredParser:
+class AnchoredParser(FileBatchParser):
     """The parser interface for a format whose hands each open with a recognisable line.
 
     A site's subclass names ``site``, ``profile``, ``hand_start`` (the pattern of a hand's first
@@ -55,11 +55,8 @@ class AnchoredParser:
         """Mask of hand header lines."""
         return lines.str.contains(self.hand_start).fill_null(False).to_numpy()
 
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        """Parse a block of whole hands into the canonical tables."""
-        frame = line_frame(lines, offsets, lines.str.contains(self.hand_start))
-        return finish(self.tables(frame, source_file))
-
-    def tables(self, frame: pl.DataFrame, source_file: str) -> HandTables:
-        """The site's decoding of a block of lines (``line_frame`` layout)."""
-        return self.block(frame, source_file).tables()
+    def hand_tables(
+        self, lines: pl.Series, offsets: np.ndarray, starts: np.ndarray, source_file: str
+    ) -> HandTables:
+        """The site's decoding of a block of whole hands."""
+        return self.block(line_frame(lines, offsets, starts), source_file).tables()

@@ -9,9 +9,12 @@ others, with damaged hands, into rejects, and returns the `ParseResult`.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from parsers.base import ParseResult, table_from_frame
 from parsers.engine.checks import actor_problems, card_problems, seat_problems
@@ -22,9 +25,12 @@ from pipeline.schema import HAND_TABLES
 __all__ = [
     "REJECT_SCHEMA",
     "HandTables",
+    "SourceFiles",
     "attach_hole_cards",
+    "batch_files",
     "complete_columns",
     "finish",
+    "finish_files",
     "unknown_lines",
 ]
 
@@ -36,6 +42,37 @@ REJECT_SCHEMA = {
     "reason": pl.String,
     "raw_text": pl.String,
 }
+
+
+@dataclass(frozen=True)
+class SourceFiles:
+    """The files of a batch parsed together: file ``k`` (``names[k]``) holds the hands
+    numbered from ``first_hand[k]`` up to the next file's first (hands are numbered in line
+    order; lines before the first hand belong to the first file)."""
+
+    names: Sequence[str]
+    first_hand: np.ndarray  # int64, ascending, first_hand[0] == 0
+
+    def of_hands(self, hands: np.ndarray) -> np.ndarray:
+        """The file index of each hand number (-1, a file's preamble: the first file)."""
+        return np.maximum(np.searchsorted(self.first_hand, hands, side="right") - 1, 0)
+
+
+def batch_files(
+    starts: np.ndarray, file_starts: np.ndarray, names: Sequence[str]
+) -> SourceFiles | None:
+    """The `SourceFiles` of whole files laid end to end (file ``k``'s first line is
+    ``file_starts[k]``; ``starts`` marks the lines that open a hand), or None when a file
+    after the first does not open with a hand: its first lines would be read as the end of
+    the previous file's last hand, so such files are parsed one by one."""
+    bounds = np.append(np.asarray(file_starts, dtype=np.int64), len(starts))
+    firsts, ends = bounds[1:-1], bounds[2:]
+    if not starts[firsts[firsts < ends]].all():
+        return None
+    opened_before = np.concatenate(([0], np.cumsum(starts, dtype=np.int64)))
+    first_hand = opened_before[bounds[:-1]]
+    first_hand[:1] = 0  # the first file's preamble (hand -1) is the first file's too
+    return SourceFiles(names, first_hand)
 
 
 @dataclass
@@ -68,11 +105,27 @@ class HandTables:
     unknown_lines: pl.DataFrame | None = None
     # Lines before a file's first hand that are no text (a site's export banner), not rejected.
     preamble_ignorable: str | None = None
+    # A batch of whole files parsed together (`batch_files`): `finish_files` then gives one
+    # result per file. None: one file, ``source_file``.
+    files: SourceFiles | None = None
 
 
 def finish(tables: HandTables) -> ParseResult:
     """Run the shared checks, quarantine the failing hands and build the canonical tables."""
+    if tables.files is not None and len(tables.files.names) != 1:
+        raise ValueError("a batch of several files is finished by finish_files")
+    return finish_files(tables)[0]
+
+
+def finish_files(tables: HandTables) -> list[ParseResult]:
+    """`finish`, one result per file of the batch (``tables.files``; one file without it)."""
     site = tables.site
+    files = tables.files or SourceFiles([tables.source_file], np.zeros(1, dtype=np.int64))
+    names = pl.Series("source_file", list(files.names), dtype=pl.String)
+
+    def source_file_of(frame: pl.DataFrame) -> pl.Series:
+        return names.gather(files.of_hands(frame["hand"].to_numpy()))
+
     headers = with_other_games(tables.headers, tables.frame)
     skipped = headers.filter(pl.col("header_ok") & ~pl.col("is_o8"))
     candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8")).select("hand")
@@ -81,7 +134,7 @@ def finish(tables: HandTables) -> ParseResult:
     )
     hands = tables.hands.join(candidates, on="hand", how="semi")
     if "source_file" not in hands.columns:  # PHH batches files: its hands carry their own
-        hands = hands.with_columns(source_file=pl.lit(tables.source_file))
+        hands = hands.with_columns(source_file=source_file_of(hands))
     hands = complete_columns(hands, "hands")
     seats = tables.seats.join(candidates, on="hand", how="semi")
     actions = tables.actions.join(candidates, on="hand", how="semi")
@@ -134,35 +187,69 @@ def finish(tables: HandTables) -> ParseResult:
         return complete_columns(frame.with_columns(site_column), table)
 
     notes = note_rows(notes, tables.frame, hands, site)
-    preamble = _preamble_rejects(tables)
-    rejects = pl.concat([preamble, _hand_rejects(tables, reasons)], how="vertical_relaxed")
-    skipped_games = {
-        str(game): int(count)
-        for game, count in skipped.group_by("game").len().sort("game").iter_rows()
-    }
-    result_tables = {
-        "hands": table_from_frame(
-            complete_columns(hands.with_columns(site_column), "hands").sort("hand"), "hands"
-        ),
-        "seats": table_from_frame(keyed(seats, "seats").sort("hand", "seat"), "seats"),
-        "actions": table_from_frame(keyed(actions, "actions").sort("hand", "seq"), "actions"),
-        "collections": table_from_frame(
-            keyed(collections, "collections").sort("hand", "seq"), "collections"
-        ),
-        "showdowns": table_from_frame(
-            keyed(showdowns, "showdowns").sort("hand", "line_no"), "showdowns"
-        ),
-        "notes": table_from_frame(notes, "notes"),
-        "rejects": table_from_frame(rejects, "rejects"),
-    }
-    return ParseResult(
-        tables=result_tables,
-        hands_found=headers.height + preamble.height,
-        parsed=hands.height,
-        skipped=skipped.height,
-        rejected=rejects.height,
-        skipped_games=skipped_games,
+    preamble = _preamble_rejects(tables, files.names[0])
+    hand_rejects = _hand_rejects(tables, reasons)
+    rejects = pl.concat(
+        [
+            preamble.with_columns(hand=pl.lit(-1, dtype=pl.Int32)),
+            hand_rejects.with_columns(source_file=source_file_of(hand_rejects)),
+        ],
+        how="diagonal_relaxed",
     )
+    frames = {
+        "hands": complete_columns(hands.with_columns(site_column), "hands").sort("hand"),
+        "seats": keyed(seats, "seats").sort("hand", "seat"),
+        "actions": keyed(actions, "actions").sort("hand", "seq"),
+        "collections": keyed(collections, "collections").sort("hand", "seq"),
+        "showdowns": keyed(showdowns, "showdowns").sort("hand", "line_no"),
+        "notes": notes,
+        "rejects": rejects,
+    }
+    return _results_by_file(frames, files, headers, skipped)
+
+
+def _results_by_file(
+    frames: dict[str, pl.DataFrame],
+    files: SourceFiles,
+    headers: pl.DataFrame,
+    skipped: pl.DataFrame,
+) -> list[ParseResult]:
+    """Each file's slice of the canonical tables (each frame in ``hand`` order, a file's
+    hands contiguous) and its accounting: hand starts and preambles found, skipped games."""
+    count = len(files.names)
+    tables = {name: table_from_frame(frame, name) for name, frame in frames.items()}
+    bounds = {
+        name: np.searchsorted(
+            files.of_hands(frame["hand"].to_numpy()), np.arange(count + 1), side="left"
+        )
+        for name, frame in frames.items()
+    }
+    found = np.bincount(files.of_hands(headers["hand"].to_numpy()), minlength=count)
+    found += np.bincount(
+        np.zeros(int((frames["rejects"]["hand"] < 0).sum()), dtype=np.int64), minlength=count
+    )
+    skipped_file = files.of_hands(skipped["hand"].to_numpy())
+    results = []
+    for index in range(count):
+        mine: dict[str, pa.Table] = {
+            name: table.slice(bounds[name][index], bounds[name][index + 1] - bounds[name][index])
+            for name, table in tables.items()
+        }
+        games = skipped.filter(pl.Series(skipped_file == index))
+        results.append(
+            ParseResult(
+                tables=mine,
+                hands_found=int(found[index]),
+                parsed=mine["hands"].num_rows,
+                skipped=games.height,
+                rejected=mine["rejects"].num_rows,
+                skipped_games={
+                    str(game): int(number)
+                    for game, number in games.group_by("game").len().sort("game").iter_rows()
+                },
+            )
+        )
+    return results
 
 
 def complete_columns(frame: pl.DataFrame, table: str) -> pl.DataFrame:
@@ -187,14 +274,14 @@ def _preamble_text(tables: HandTables) -> pl.DataFrame:
     return text
 
 
-def _preamble_rejects(tables: HandTables) -> pl.DataFrame:
+def _preamble_rejects(tables: HandTables, source_file: str) -> pl.DataFrame:
     text = _preamble_text(tables)
     if text.height == 0:
         return pl.DataFrame(schema=REJECT_SCHEMA)
     preamble = tables.frame.filter(pl.col("hand") < 0)
     return pl.DataFrame(
         {
-            "source_file": [tables.source_file],
+            "source_file": [source_file],
             "source_offset": [int(text["offset"][0])],
             "site": [tables.site],
             "hand_id": [None],
@@ -206,6 +293,8 @@ def _preamble_rejects(tables: HandTables) -> pl.DataFrame:
 
 
 def _hand_rejects(tables: HandTables, reasons: pl.DataFrame) -> pl.DataFrame:
+    """The quarantined hands' rejects rows, with their ``hand`` (``source_file`` is left to
+    the caller, which knows each hand's file)."""
     text = (
         tables.frame.join(reasons.select("hand"), on="hand", how="semi")
         .group_by("hand")
@@ -216,7 +305,8 @@ def _hand_rejects(tables: HandTables, reasons: pl.DataFrame) -> pl.DataFrame:
         .join(tables.headers.select("hand", "hand_id"), on="hand", how="left")
         .sort("hand")
         .select(
-            source_file=pl.lit(tables.source_file),
+            "hand",
+            source_file=pl.lit(None, dtype=pl.String),
             source_offset="source_offset",
             site=pl.lit(tables.site),
             hand_id="hand_id",

@@ -1,12 +1,12 @@
-"""BlockParts: what a PartyPoker-family site decoded, and `assemble`.
+"""BlockParts: what a PartyPoker-family site decoded, and `assembled`.
 
 The Party family (PartyPoker, 888/Pacific, Everleaf) and Full Tilt print hands the same way at
 the table level, so their parsers share the pieces here: street sections of a block's lines,
 amount and card decoding, the first line of a kind per hand, seat rows and card sightings from a
 site's patterns, real mucks among the "does not show" lines, the return nobody prints for a
 folded largest bet, the history-line checks and hand starts of the formats that open with a
-``#Game No`` line, and `assemble`, which turns a site's `BlockParts` into the canonical tables:
-the street totals, hole cards and all-ins these sites leave to the rows, then
+``#Game No`` line, and `assembled`, which turns a site's `BlockParts` into `HandTables`:
+the street totals, hole cards and all-ins these sites leave to the rows, for
 `parsers.engine.assembly.finish`. Every line form, money format and constant of a site stays in
 its module and comes in as a parameter.
 """
@@ -20,10 +20,10 @@ from typing import ClassVar
 import numpy as np
 import polars as pl
 
-from parsers.base import ParseResult
 from parsers.columns import cards_list, money
-from parsers.engine.assembly import HandTables, attach_hole_cards, finish
+from parsers.engine.assembly import HandTables, attach_hole_cards
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
+from parsers.engine.file_batches import FileBatchParser
 from parsers.engine.line_forms import kind_fields
 from parsers.engine.lines import forward_fill, in_printed_order, line_frame
 from pipeline.profiles import SiteProfile
@@ -35,7 +35,7 @@ __all__ = [
     "BlockPartsParser",
     "amount_value",
     "anchor_starts",
-    "assemble",
+    "assembled",
     "card_codes",
     "card_sightings",
     "deal_board",
@@ -142,14 +142,14 @@ def _mark_all_ins(actions: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-class BlockPartsParser:
+class BlockPartsParser(FileBatchParser):
     """The parser interface of a PartyPoker-family site.
 
     A site's subclass names ``site``, ``profile``, ``sniff_pattern`` (searched in a file's
     first lines), ``hand_start`` (the pattern of a hand's first line; a site whose hands open
     with a ``#Game No`` or history line overrides `hand_starts` with `anchor_starts`) and
-    ``read_parts``, its extraction of a block's line frame into `BlockParts`; `assemble` does
-    the rest.
+    ``read_parts``, its extraction of a block's line frame into `BlockParts`; `assembled` and
+    `finish` do the rest (`FileBatchParser`: one file or a batch).
     """
 
     site: ClassVar[str]
@@ -165,10 +165,12 @@ class BlockPartsParser:
         """Mask of the lines that open a hand."""
         return lines.str.contains(self.hand_start).fill_null(False).to_numpy()
 
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        """Parse a block of whole hands into the canonical tables."""
-        frame = line_frame(lines, offsets, self.hand_starts(lines))
-        return assemble(self.site, source_file, self.read_parts(frame))
+    def hand_tables(
+        self, lines: pl.Series, offsets: np.ndarray, starts: np.ndarray, source_file: str
+    ) -> HandTables:
+        """The site's extraction of a block of whole hands, assembled."""
+        parts = self.read_parts(line_frame(lines, offsets, starts))
+        return assembled(self.site, source_file, parts)
 
     @staticmethod
     def read_parts(frame: pl.DataFrame) -> BlockParts:
@@ -176,9 +178,9 @@ class BlockPartsParser:
         raise NotImplementedError
 
 
-def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
-    """Canonical tables and accounting from a site's extractions (see :class:`BlockParts`):
-    the street totals, hole cards and all-ins these sites leave to the rows, then `finish`."""
+def assembled(site: str, source_file: str, parts: BlockParts) -> HandTables:
+    """The `HandTables` of a site's extractions (see :class:`BlockParts`): the street totals,
+    hole cards and all-ins these sites leave to the rows, added."""
     keep = parts.headers.filter(pl.col("header_ok") & pl.col("is_o8")).select("hand")
     hands = parts.hands.join(keep, on="hand", how="semi")
     if "board2" not in hands.columns:
@@ -194,25 +196,23 @@ def assemble(site: str, source_file: str, parts: BlockParts) -> ParseResult:
         parts.seats.join(keep, on="hand", how="semi"), parts.sightings, heroes
     )
     actions = _mark_all_ins(actions, seats)
-    return finish(
-        HandTables(
-            site=site,
-            source_file=source_file,
-            frame=parts.frame,
-            headers=parts.headers,
-            hands=hands,
-            seats=seats,
-            actions=actions,
-            collections=collections,
-            showdowns=showdowns,
-            reasons=parts.problems,
-            unknown_lines=(
-                parts.unknown_lines.select("hand", "line_no", "line", "offset")
-                if parts.unknown_lines is not None
-                else None
-            ),
-            preamble_ignorable=parts.preamble_ignorable,
-        )
+    return HandTables(
+        site=site,
+        source_file=source_file,
+        frame=parts.frame,
+        headers=parts.headers,
+        hands=hands,
+        seats=seats,
+        actions=actions,
+        collections=collections,
+        showdowns=showdowns,
+        reasons=parts.problems,
+        unknown_lines=(
+            parts.unknown_lines.select("hand", "line_no", "line", "offset")
+            if parts.unknown_lines is not None
+            else None
+        ),
+        preamble_ignorable=parts.preamble_ignorable,
     )
 
 

@@ -17,11 +17,11 @@ from typing import ClassVar, TypeAlias
 import numpy as np
 import polars as pl
 
-from parsers.base import ParseResult
 from parsers.columns import cards_list, local_time_to_utc, money
-from parsers.engine.assembly import HandTables, attach_hole_cards, finish
+from parsers.engine.assembly import HandTables, attach_hole_cards
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
+from parsers.engine.file_batches import FileBatchParser
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import fill_from_rows, in_printed_order, line_frame
 from parsers.engine.stakes import blinds_and_bets
@@ -142,10 +142,12 @@ class TextFormat:
     # decides a damaged hand's reason).
     required_lines: ClassVar[tuple[Required, ...]] = ()
 
-    def __init__(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> None:
+    def __init__(
+        self, lines: pl.Series, offsets: np.ndarray, starts: np.ndarray, source_file: str
+    ) -> None:
         self.source_file = source_file
         self._decoded: dict[tuple[int, int, str], tuple[pl.DataFrame, pl.DataFrame]] = {}
-        self.frame = line_frame(lines, offsets, lines.str.contains(self.hand_start))
+        self.frame = line_frame(lines, offsets, starts)
 
     # -- steps a site implements -------------------------------------------------------------
 
@@ -188,7 +190,8 @@ class TextFormat:
 
     # -- orchestration -----------------------------------------------------------------------
 
-    def parse(self) -> ParseResult:
+    def hand_tables(self) -> HandTables:
+        """The block's decoding, handed to `finish`."""
         body = self.frame.filter(pl.col("hand") >= 0)
         headers = self.headers(body)
         candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
@@ -203,23 +206,21 @@ class TextFormat:
         seats = self.hole_cards(self.seats(lines), self.known_cards(lines))
         hands = ensure_columns(hands, {"problem": pl.String, "board2": pl.List(pl.UInt8)})
         tables = {"hands": hands, "seats": seats, "actions": actions, "collections": collections}
-        return finish(
-            HandTables(
-                site=self.site,
-                source_file=self.source_file,
-                frame=self.frame,
-                headers=headers,
-                hands=hands,
-                seats=seats,
-                actions=actions,
-                collections=collections,
-                showdowns=showdowns,
-                reasons=[self.hand_problems(hands, lines)],
-                cross_checks=[self.extra_problems(tables, lines)],
-                unknown_lines=lines.filter(pl.col("kind") == KIND_UNKNOWN).select(
-                    "hand", "line_no", "line", "offset"
-                ),
-            )
+        return HandTables(
+            site=self.site,
+            source_file=self.source_file,
+            frame=self.frame,
+            headers=headers,
+            hands=hands,
+            seats=seats,
+            actions=actions,
+            collections=collections,
+            showdowns=showdowns,
+            reasons=[self.hand_problems(hands, lines)],
+            cross_checks=[self.extra_problems(tables, lines)],
+            unknown_lines=lines.filter(pl.col("kind") == KIND_UNKNOWN).select(
+                "hand", "line_no", "line", "offset"
+            ),
         )
 
     # -- classification ----------------------------------------------------------------------
@@ -513,9 +514,9 @@ class TextFormat:
         return hands.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
 
 
-class TextFormatParser:
+class TextFormatParser(FileBatchParser):
     """The parser of a site that a `TextFormat` reads: hands start at its ``hand_start``
-    lines and ``text_format`` parses them. A site adds its ``site``, ``profile`` and ``sniff``."""
+    lines and ``text_format`` decodes them. A site adds its ``site``, ``profile`` and ``sniff``."""
 
     text_format: ClassVar[type[TextFormat]]
 
@@ -523,9 +524,11 @@ class TextFormatParser:
         """Mask of the lines that open a hand."""
         return lines.str.contains(self.text_format.hand_start).fill_null(False).to_numpy()
 
-    def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
-        """Parse a block of whole hands into the canonical tables."""
-        return self.text_format(lines, offsets, source_file).parse()
+    def hand_tables(
+        self, lines: pl.Series, offsets: np.ndarray, starts: np.ndarray, source_file: str
+    ) -> HandTables:
+        """The site's decoding of a block of whole hands."""
+        return self.text_format(lines, offsets, starts, source_file).hand_tables()
 
 
 # Sniffing reads this many of a file's first lines.

@@ -31,7 +31,7 @@ What PartyPoker prints, and so what this parser records (site-formats.md, "Party
   `parsers.partypoker.legacy`, and what both print alike is `parsers.partypoker.common`.
 
 The engine the Party family (Party, 888/Pacific, Everleaf) and Full Tilt share — street
-sections, amount and card decoding, `BlockParts` and `assemble`, which turns a site's extractions
+sections, amount and card decoding, `BlockParts` and `assembled`, which turns a site's extractions
 into the canonical tables — is `parsers.engine.block_parts`; this package holds PartyPoker's facts.
 """
 
@@ -44,6 +44,7 @@ import numpy as np
 import polars as pl
 
 from parsers.engine.block_parts import BlockParts, BlockPartsParser, anchor_starts
+from parsers.partypoker.common import GAME_STARTS_LINE
 from parsers.partypoker.legacy import legacy_parts
 from parsers.partypoker.modern import modern_hand_numbers, modern_parts
 from pipeline.profiles import SiteProfile
@@ -80,6 +81,7 @@ class PartyPokerParser(BlockPartsParser):
 
     # A ``***** Hand History for Game N *****`` line (888's reads ``Cassava Hand History``).
     sniff_pattern: ClassVar[re.Pattern[str]] = _PARTY_SNIFF
+    preamble_ignorable: ClassVar[str | None] = GAME_STARTS_LINE
 
     def hand_starts(self, lines: pl.Series) -> np.ndarray:
         """The first anchor line (``#Game No`` or the history line) of each game number."""

@@ -5,8 +5,17 @@ from __future__ import annotations
 
 import polars as pl
 
-__all__ = ["HISTORY_LINE", "PARTY_DEALT", "PARTY_PLAYERS", "PARTY_VERBS", "posted_blinds"]
+__all__ = [
+    "GAME_STARTS_LINE",
+    "HISTORY_LINE",
+    "PARTY_DEALT",
+    "PARTY_PLAYERS",
+    "PARTY_VERBS",
+    "posted_blinds",
+]
 
+# Printed before a hand by many exports, and so before a file's first hand: carries nothing.
+GAME_STARTS_LINE = r"^Game #\d+ starts\.$"
 # Game numbers are digits until the 2023 layout, which prints "1676832422659jxi26omnah".
 HISTORY_LINE = r"^\*{5} Hand History [Ff]or Game (?P<number>[0-9A-Za-z]+) \*{5}"
 

@@ -23,6 +23,7 @@ from parsers.engine.block_parts import (
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
 from parsers.partypoker.common import (
+    GAME_STARTS_LINE,
     HISTORY_LINE,
     PARTY_DEALT,
     PARTY_PLAYERS,
@@ -349,5 +350,5 @@ def legacy_parts(frame: pl.DataFrame) -> BlockParts:
         sightings=sightings,
         problems=[checks],
         unknown_lines=unknown_lines(lines),
-        preamble_ignorable=r"^Game #\d+ starts\.$",
+        preamble_ignorable=GAME_STARTS_LINE,
     )
