@@ -9,6 +9,10 @@ included, as ingest does it — in a child process limited to one thread (``POLA
 path (PokerStars' block parser, which the compiled reader must equal) is measured both ways in
 the same child, so the ratio is taken on the same input, machine and load.
 
+A parser that parses a batch of small files in one pass (``parse_files``, as ingest uses it)
+is also measured on ``SMALL_FILES`` files of 20 to 120 hands: the batch against the same files
+parsed one by one (the baseline), in the same child.
+
 Goal (issue 18): ≥ 50,000 hands/s per core for every text site; XML/JSON ≥ 10× 500–800.
 
 Run with ``python -m bench parsers``; ``HILO_PARSERS_SITES=pokerstars,bovada`` limits the sites.
@@ -28,6 +32,7 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 HANDS = int(os.environ.get("HILO_PARSERS_HANDS", "20000"))
 BLOCK = int(os.environ.get("HILO_PARSERS_BLOCK", "2000"))
 SITES = [site for site in os.environ.get("HILO_PARSERS_SITES", "").split(",") if site]
+SMALL_FILES = 40
 TEXT_GOAL = 50_000
 STRUCTURED_GOAL = 5_000  # 10 × the 500 hands/s of the slowest structured reader before
 STRUCTURED = frozenset({"merge", "boss", "microgaming", "ipoker", "igt"})
@@ -66,7 +71,41 @@ def _measure(site: str) -> dict[str, object]:
             hands += result.hands_found
         rates[name] = hands / elapsed
         rates[f"{name}_mb_s"] = sum(map(len, blocks)) / elapsed / 1e6
+    if callable(getattr(parser, "parse_files", None)):
+        rates.update(_small_files(parser, own, rng))
     return rates
+
+
+def _small_files(parser: object, own: list[str], rng: random.Random) -> dict[str, float]:
+    """Hands per second on `SMALL_FILES` small files: one by one, and as one batch."""
+    import numpy as np
+    import polars as pl
+
+    from parsers.text import decode_lines
+
+    files = [
+        decode_lines(
+            ("\n\n".join(rng.choice(own) for _ in range(rng.randint(20, 120))) + "\n").encode(
+                "utf-8", errors="surrogateescape"
+            )
+        )
+        for _ in range(SMALL_FILES)
+    ]
+    names = [f"file-{index}.txt" for index in range(SMALL_FILES)]
+    sizes = np.array([len(item.lines) for item in files], dtype=np.int64)
+    lines = pl.concat([item.lines for item in files])
+    offsets = np.concatenate([item.offsets for item in files])
+    file_starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    start = time.perf_counter()
+    hands = sum(
+        parser.parse(item.lines, item.offsets, name).hands_found  # type: ignore[attr-defined]
+        for item, name in zip(files, names)
+    )
+    alone = time.perf_counter() - start
+    start = time.perf_counter()
+    parser.parse_files(lines, offsets, file_starts, names)  # type: ignore[attr-defined]
+    batched = time.perf_counter() - start
+    return {"small_alone": hands / alone, "small_batch": hands / batched}
 
 
 def _child(site: str) -> dict[str, object]:
@@ -94,7 +133,10 @@ def main() -> None:
         f"parse rate per core: {HANDS:,} hands a parser in blocks of {BLOCK:,}, one thread;"
         f" load {' '.join(f'{value:.2f}' for value in os.getloadavg())}"
     )
-    print(f"{'parser':12s} {'seeds':>6s} {'hands/s':>9s} {'MB/s':>6s}  goal      reference  ratio")
+    print(
+        f"{'parser':12s} {'seeds':>6s} {'hands/s':>9s} {'MB/s':>6s}  goal      reference  ratio"
+        f"  small files: {'alone':>7s} {'batch':>7s}  ratio"
+    )
     for site in sites:
         rates = _child(site)
         goal = STRUCTURED_GOAL if site in STRUCTURED else TEXT_GOAL
@@ -107,6 +149,11 @@ def main() -> None:
             line += (
                 f"  {rates['reference']:>9,.0f}  x{float(rates['parse']) / float(rates['reference']):.2f}"  # type: ignore[arg-type]
             )
+        else:
+            line += " " * 18
+        if "small_batch" in rates:
+            alone, batch = float(rates["small_alone"]), float(rates["small_batch"])  # type: ignore[arg-type]
+            line += f"  {'':12s} {alone:>7,.0f} {batch:>7,.0f}  x{batch / alone:.2f}"
         print(line, flush=True)
     print(f"done, load {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
 
