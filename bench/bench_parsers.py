@@ -152,7 +152,8 @@ def main() -> None:
         else:
             line += " " * 18
         if "small_batch" in rates:
-            alone, batch = float(rates["small_alone"]), float(rates["small_batch"])  # type: ignore[arg-type]
+            alone = float(rates["small_alone"])  # type: ignore[arg-type]
+            batch = float(rates["small_batch"])  # type: ignore[arg-type]
             line += f"  {'':12s} {alone:>7,.0f} {batch:>7,.0f}  x{batch / alone:.2f}"
         print(line, flush=True)
     print(f"done, load {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
