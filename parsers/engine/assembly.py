@@ -225,9 +225,7 @@ def _results_by_file(
         for name, frame in frames.items()
     }
     found = np.bincount(files.of_hands(headers["hand"].to_numpy()), minlength=count)
-    found += np.bincount(
-        np.zeros(int((frames["rejects"]["hand"] < 0).sum()), dtype=np.int64), minlength=count
-    )
+    found[0] += int((frames["rejects"]["hand"] < 0).sum())  # the first file's preamble
     skipped_file = files.of_hands(skipped["hand"].to_numpy())
     results = []
     for index in range(count):

@@ -100,7 +100,6 @@ class BlockParts:
     problems: list[pl.DataFrame] = field(default_factory=list)  # hand, reason
     # Lines no form of the site recognised (hand, line_no, line, offset): notes or quarantine.
     unknown_lines: pl.DataFrame | None = None
-    preamble_ignorable: str | None = None  # lines before the first hand that are not text
 
 
 def street_totals(actions: pl.DataFrame) -> pl.DataFrame:
@@ -212,7 +211,6 @@ def assembled(site: str, source_file: str, parts: BlockParts) -> HandTables:
             if parts.unknown_lines is not None
             else None
         ),
-        preamble_ignorable=parts.preamble_ignorable,
     )
 
 

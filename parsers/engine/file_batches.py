@@ -26,8 +26,8 @@ class FileBatchParser:
     of a block, `hand_tables`."""
 
     # Lines a file may print before its first hand that carry nothing (PartyPoker's "Game #N
-    # starts."): a batch drops them from the files after the first, as a file's own parse
-    # ignores them, rather than read them as the end of the previous file's last hand.
+    # starts."): not text before the first hand (`finish` rejects such text), and left out of
+    # a batch's later files rather than read as the end of the previous file's last hand.
     preamble_ignorable: ClassVar[str | None] = None
 
     def hand_starts(self, lines: pl.Series) -> np.ndarray:
@@ -41,7 +41,7 @@ class FileBatchParser:
 
     def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
         """Parse a block of whole hands into the canonical tables."""
-        return finish(self.hand_tables(lines, offsets, self.hand_starts(lines), source_file))
+        return finish(self._tables(lines, offsets, self.hand_starts(lines), source_file))
 
     def parse_files(
         self,
@@ -70,8 +70,14 @@ class FileBatchParser:
                 self.parse(lines[first:end], offsets[first:end], name)
                 for first, end, name in zip(bounds, bounds[1:], source_files)
             ]
-        tables = self.hand_tables(lines, offsets, starts, source_files[0])
+        tables = self._tables(lines, offsets, starts, source_files[0])
         return finish_files(replace(tables, files=files))
+
+    def _tables(
+        self, lines: pl.Series, offsets: np.ndarray, starts: np.ndarray, source_file: str
+    ) -> HandTables:
+        tables = self.hand_tables(lines, offsets, starts, source_file)
+        return replace(tables, preamble_ignorable=self.preamble_ignorable)
 
     def _without_later_preambles(
         self, lines: pl.Series, starts: np.ndarray, file_starts: np.ndarray

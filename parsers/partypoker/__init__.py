@@ -123,5 +123,4 @@ def _merged_parts(frame: pl.DataFrame, old: BlockParts, new: BlockParts) -> Bloc
         sightings=both(old.sightings, new.sightings),
         problems=[*old.problems, *new.problems],
         unknown_lines=pl.concat(unknown, how="diagonal_relaxed") if unknown else None,
-        preamble_ignorable=old.preamble_ignorable,
     )

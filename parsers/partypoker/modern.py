@@ -23,7 +23,6 @@ from parsers.engine.block_parts import (
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, kind_fields, kinds_of
 from parsers.partypoker.common import (
-    GAME_STARTS_LINE,
     HISTORY_LINE,
     PARTY_DEALT,
     PARTY_PLAYERS,
@@ -740,5 +739,4 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
             description_problems,
         ],
         unknown_lines=unknown_lines(lines),
-        preamble_ignorable=GAME_STARTS_LINE,
     )
