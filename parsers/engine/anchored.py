@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 import numpy as np
@@ -43,17 +42,7 @@ class AnchoredParser(FileBatchParser):
 
     site: ClassVar[str]
     profile: ClassVar[SiteProfile]
-    hand_start: ClassVar[str]
-    sniff_pattern: ClassVar[re.Pattern[str]]
     block: ClassVar[type[Block]]
-
-    def sniff(self, head: str) -> bool:
-        """A hand header within the first lines of a file."""
-        return self.sniff_pattern.search(head) is not None
-
-    def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        """Mask of hand header lines."""
-        return lines.str.contains(self.hand_start).fill_null(False).to_numpy()
 
     def hand_tables(
         self, lines: pl.Series, offsets: np.ndarray, starts: np.ndarray, source_file: str

@@ -13,7 +13,6 @@ its module and comes in as a parameter.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -153,16 +152,6 @@ class BlockPartsParser(FileBatchParser):
 
     site: ClassVar[str]
     profile: ClassVar[SiteProfile]
-    sniff_pattern: ClassVar[re.Pattern[str]]
-    hand_start: ClassVar[str]
-
-    def sniff(self, head: str) -> bool:
-        """A hand's first line within the first lines of a file."""
-        return self.sniff_pattern.search(head) is not None
-
-    def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        """Mask of the lines that open a hand."""
-        return lines.str.contains(self.hand_start).fill_null(False).to_numpy()
 
     def hand_tables(
         self, lines: pl.Series, offsets: np.ndarray, starts: np.ndarray, source_file: str

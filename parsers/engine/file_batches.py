@@ -9,6 +9,7 @@ cuts the tables at the first hand of each file.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import ClassVar
 
@@ -22,16 +23,25 @@ __all__ = ["FileBatchParser"]
 
 
 class FileBatchParser:
-    """``parse`` and ``parse_files`` of a text parser from its `hand_starts` and its decoding
-    of a block, `hand_tables`."""
+    """What every text engine's parser shares: ``parse`` and ``parse_files`` from its
+    `hand_starts` and its decoding of a block, `hand_tables`; by default a hand opens at a
+    ``hand_start`` line and a file is the site's when ``sniff_pattern`` is in its first lines."""
+
+    hand_start: ClassVar[str]
+    sniff_pattern: ClassVar[re.Pattern[str]]
 
     # Lines a file may print before its first hand that carry nothing (PartyPoker's "Game #N
     # starts."): not text before the first hand (`finish` rejects such text), and left out of
     # a batch's later files rather than read as the end of the previous file's last hand.
     preamble_ignorable: ClassVar[str | None] = None
 
+    def sniff(self, head: str) -> bool:
+        """A hand's first line within the first lines of a file."""
+        return self.sniff_pattern.search(head) is not None
+
     def hand_starts(self, lines: pl.Series) -> np.ndarray:
-        raise NotImplementedError
+        """Mask of the lines that open a hand."""
+        return lines.str.contains(self.hand_start).fill_null(False).to_numpy()
 
     def hand_tables(
         self, lines: pl.Series, offsets: np.ndarray, starts: np.ndarray, source_file: str
