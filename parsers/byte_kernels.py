@@ -267,6 +267,7 @@ def lines_with(
             found[index] = end - start == length and starts_with(data, start, end, text)
     return found
 
+
 def split_lines(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """UTF-8 text → ``(line_starts, offsets, content)``: each line without its terminator,
     carriage returns or trailing spaces and tabs, no-break spaces made spaces.

@@ -103,9 +103,8 @@ def _first_form_indices(
 ) -> np.ndarray:
     """Per line, the index in ``forms`` of the first form it has (``len(forms)``: none)."""
     data, offsets = series_bytes(line)
-    valid = line.is_not_null().to_numpy() if line.null_count() else np.ones(len(line), bool)
     indices = np.full(len(line), len(forms), dtype=np.int64)
-    open_lines = valid  # lines no earlier form has taken
+    open_lines = line.is_not_null().to_numpy().copy()  # lines no earlier form has taken
     for index, form in enumerate(forms):
         # Each test runs only where its answer can matter: lines no earlier form took, where
         # the form may stand; the expression only in those that have the literal it requires.

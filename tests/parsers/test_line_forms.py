@@ -161,3 +161,14 @@ def test_the_compiled_tests_see_a_strings_bytes() -> None:
     data, offsets = series_bytes(pl.Series(["Seat 1", "", "€ 5"]))
     assert bytes(data) == "Seat 1€ 5".encode()
     assert offsets.tolist() == [0, 6, 6, 11]
+
+
+def test_a_null_line_has_no_form() -> None:
+    line = pl.Series(["Seat 1", None, "abc", ""], dtype=pl.String)
+    forms = (
+        LineForm("blank", equals=""),
+        LineForm("seat", starts="Seat "),
+        LineForm("b", pattern="b"),
+    )
+    places = {"any": np.ones(len(line), dtype=bool)}
+    assert line_forms._first_form_indices(line, forms, places).tolist() == [1, 3, 2, 0]
