@@ -25,7 +25,7 @@ from typing import ClassVar
 import polars as pl
 
 from parsers.columns import cards_list, money
-from parsers.engine.anchored import AnchoredParser, Block
+from parsers.engine.anchored import AnchoredParser, Block, seat_lines, with_sitting_out
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
@@ -291,27 +291,14 @@ class _Block(Block):
         )
 
     def _seats(self, lines: pl.DataFrame, acts: pl.DataFrame) -> pl.DataFrame:
-        seats = (
-            kind_fields(lines, KIND_SEAT, SEAT, "hand", "money_scale")
-            .select(
-                "hand",
-                "player",
-                seat=pl.col("seat").cast(pl.Int16, strict=False),
-                stack_start=money(pl.col("stack"), pl.col("money_scale")),
-            )
-        )
+        seats = seat_lines(lines, KIND_SEAT, SEAT)
         dealt = kind_fields(lines, KIND_DEALT, DEALT, "hand", "line_no")
         shown = acts.filter(pl.col("cards").is_not_null()).select(
             "hand", "line_no", "player", "cards"
         )
         sightings = pl.concat([dealt.select("hand", "line_no", "player", "cards"), shown])
         sightings = sightings.with_columns(cards=cards_list(pl.col("cards")))
-        acted = acts.select("hand", "player").unique().with_columns(acted=pl.lit(True))
-        seats = (
-            seats.join(acted, on=["hand", "player"], how="left")
-            .with_columns(sitting_out=pl.col("acted").is_null())
-            .drop("acted")
-        )
+        seats = with_sitting_out(seats, acts)
         return attach_hole_cards(seats, sightings, dealt.select("hand", "player"))
 
     @staticmethod

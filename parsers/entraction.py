@@ -33,7 +33,7 @@ from typing import ClassVar
 import polars as pl
 
 from parsers.columns import cards_list, money
-from parsers.engine.anchored import AnchoredParser, Block
+from parsers.engine.anchored import AnchoredParser, Block, seat_fields, with_sitting_out
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
@@ -231,18 +231,7 @@ class _Block(Block):
 
     @staticmethod
     def _seats(seat_rows: pl.DataFrame, acts: pl.DataFrame) -> pl.DataFrame:
-        seats = seat_rows.select(
-            "hand",
-            "player",
-            seat=pl.col("seat").cast(pl.Int16, strict=False),
-            stack_start=money(pl.col("stack"), pl.col("money_scale")),
-        )
-        in_hand = acts.select("hand", "player").unique().with_columns(dealt=pl.lit(True))
-        seats = (
-            seats.join(in_hand, on=["hand", "player"], how="left")
-            .with_columns(sitting_out=pl.col("dealt").is_null())
-            .drop("dealt")
-        )
+        seats = with_sitting_out(seat_fields(seat_rows), acts)
         sightings = acts.filter(pl.col("card_codes").is_not_null()).select(
             "hand", "line_no", "player", cards=pl.col("card_codes")
         )

@@ -31,7 +31,7 @@ import numpy as np
 import polars as pl
 
 from parsers.columns import cards_list, money
-from parsers.engine.anchored import AnchoredParser, Block
+from parsers.engine.anchored import AnchoredParser, Block, seat_lines, with_sitting_out
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
@@ -323,15 +323,7 @@ class _Block(Block):
         )
 
     def _seats(self, lines: pl.DataFrame, acts: pl.DataFrame) -> pl.DataFrame:
-        seats = (
-            kind_fields(lines, KIND_SEAT, SEAT, "hand", "money_scale")
-            .select(
-                "hand",
-                "player",
-                seat=pl.col("seat").cast(pl.Int16, strict=False),
-                stack_start=money(pl.col("stack"), pl.col("money_scale")),
-            )
-        )
+        seats = seat_lines(lines, KIND_SEAT, SEAT)
         dealt = kind_fields(lines, KIND_DEALT, DEALT, "hand", "line_no")
         # "[X X X X]" is a hidden hand: the player was dealt in but nothing is known.
         known = dealt.filter(~pl.col("cards").str.contains("X", literal=True))
@@ -339,14 +331,8 @@ class _Block(Block):
         sightings = pl.concat([known.select("hand", "line_no", "player", "cards"), shown])
         sightings = sightings.with_columns(cards=cards_list(pl.col("cards")))
         heroes = known.select("hand", "player")
-        in_hand = pl.concat(
-            [dealt.select("hand", "player"), acts.select("hand", "player")]
-        ).unique()
-        seats = (
-            seats.join(in_hand.with_columns(dealt=pl.lit(True)), on=["hand", "player"], how="left")
-            .with_columns(sitting_out=pl.col("dealt").is_null())
-            .drop("dealt")
-        )
+        in_hand = pl.concat([dealt.select("hand", "player"), acts.select("hand", "player")])
+        seats = with_sitting_out(seats, in_hand)
         return attach_hole_cards(seats, sightings, heroes)
 
     @staticmethod

@@ -32,7 +32,7 @@ from typing import ClassVar
 import polars as pl
 
 from parsers.columns import cards_list, money
-from parsers.engine.anchored import AnchoredParser, Block
+from parsers.engine.anchored import AnchoredParser, Block, seat_lines, with_sitting_out
 from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
@@ -338,21 +338,8 @@ class _Block(Block):
         )
 
     def _seats(self, lines: pl.DataFrame) -> pl.DataFrame:
-        seats = (
-            kind_fields(lines, KIND_SEAT, SEAT, "hand", "money_scale")
-            .select(
-                "hand",
-                "player",
-                seat=pl.col("seat").cast(pl.Int16, strict=False),
-                stack_start=money(pl.col("stack"), pl.col("money_scale")),
-            )
-        )
-        acted = self._action_fields(lines).select("hand", "player").unique()
-        seats = (
-            seats.join(acted.with_columns(acted=pl.lit(True)), on=["hand", "player"], how="left")
-            .with_columns(sitting_out=pl.col("acted").is_null())
-            .drop("acted")
-        )
+        seats = seat_lines(lines, KIND_SEAT, SEAT)
+        seats = with_sitting_out(seats, self._action_fields(lines))
         dealt = (
             lines.filter(pl.col("kind") == KIND_DEALT)
             .select(

@@ -7,12 +7,14 @@ from typing import ClassVar
 import numpy as np
 import polars as pl
 
+from parsers.columns import money
 from parsers.engine.assembly import HandTables
 from parsers.engine.file_batches import FileBatchParser
+from parsers.engine.line_forms import kind_fields
 from parsers.engine.lines import line_frame
 from pipeline.profiles import SiteProfile
 
-__all__ = ["AnchoredParser", "Block"]
+__all__ = ["AnchoredParser", "Block", "seat_fields", "seat_lines", "with_sitting_out"]
 
 
 class Block:
@@ -49,3 +51,30 @@ class AnchoredParser(FileBatchParser):
     ) -> HandTables:
         """The site's decoding of a block of whole hands."""
         return self.block(line_frame(lines, offsets, starts), source_file).tables()
+
+
+def seat_fields(rows: pl.DataFrame) -> pl.DataFrame:
+    """``hand, player, seat, stack_start`` of a site's seat lines, decoded: ``rows`` holds the
+    ``seat``, ``player`` and ``stack`` groups of its seat pattern and ``money_scale``."""
+    return rows.select(
+        "hand",
+        "player",
+        seat=pl.col("seat").cast(pl.Int16, strict=False),
+        stack_start=money(pl.col("stack"), pl.col("money_scale")),
+    )
+
+
+def seat_lines(lines: pl.DataFrame, kind: int, pattern: str) -> pl.DataFrame:
+    """`seat_fields` of the lines of ``kind`` read by ``pattern``."""
+    return seat_fields(kind_fields(lines, kind, pattern, "hand", "money_scale"))
+
+
+def with_sitting_out(seats: pl.DataFrame, in_hand: pl.DataFrame) -> pl.DataFrame:
+    """``seats`` with ``sitting_out``: a seated player not in ``in_hand`` (``hand, player``:
+    who was dealt in or acted) sat out the hand."""
+    present = in_hand.select("hand", "player").unique().with_columns(_present=pl.lit(True))
+    return (
+        seats.join(present, on=["hand", "player"], how="left")
+        .with_columns(sitting_out=pl.col("_present").is_null())
+        .drop("_present")
+    )
