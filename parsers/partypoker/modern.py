@@ -151,79 +151,14 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
       board's. A hand whose text contradicts itself is quarantined.
     - ``P balance 153140, sits out``: the seat was not dealt in (``sitting_out``).
     """
-    body = frame.filter(pl.col("hand") >= 0)
-    forms = (
-        LineForm("blank", pattern=r"^\s*$"),
-        LineForm("history", pattern=HISTORY_LINE),
-        LineForm("table", pattern=MODERN_TABLE),
-        LineForm("players", pattern=PARTY_PLAYERS),
-        LineForm("seat", pattern=MODERN_SEAT),
-        LineForm("deal", pattern=MODERN_DEAL),
-        LineForm("dealt", pattern=PARTY_DEALT),
-        LineForm("all_in", pattern=MODERN_ALL_IN),
-        LineForm("action", pattern=MODERN_ACTION),
-        LineForm("pot_created", pattern=MODERN_POT_CREATED),
-        LineForm("summary", pattern=MODERN_SUMMARY),
-        LineForm("pots", pattern=MODERN_POTS),
-        LineForm("board", pattern=MODERN_BOARD),
-        LineForm("result", pattern=MODERN_RESULT),
-    )
-    lines = body.with_columns(kind=kinds_of(body, forms, "unknown"))
-    # The header is the line after the history line (whatever it looks like).
-    history_at = (
-        lines.filter(pl.col("kind") == "history")
-        .group_by("hand")
-        .agg(history_line=pl.col("line_no").first())
-    )
-    lines = (
-        lines.join(history_at, on="hand", how="left")
-        .sort("line_no")
-        .with_columns(
-            kind=pl.when(pl.col("line_no") == pl.col("history_line") + 1)
-            .then(pl.lit("header"))
-            .otherwise(pl.col("kind"))
-        )
-        .drop("history_line")
-    )
-    # A cash-out ("Player2 Cashed out balance $23.01, …") is money the site paid, not the pot.
-    lines = lines.with_columns(
-        kind=pl.when(
-            (pl.col("kind") == "result") & pl.col("line").str.contains(" Cashed out balance ")
-        )
-        .then(pl.lit("unknown"))
-        .otherwise(pl.col("kind"))
-    )
-    deal = lines["line"].str.extract(MODERN_DEAL, 1)
-    lines = lines.with_columns(
-        section=sections(
-            lines, deal.replace_strict(_MODERN_STREETS, default=None, return_dtype=pl.Int8), 0
-        )
-    )
+    lines = _classified_lines(frame)
 
     # -- header ---------------------------------------------------------------------------------
-    numbers = lines.filter(pl.col("is_start")).select(
-        "hand", hand_id=pl.col("line").str.extract(HISTORY_LINE, 1)
-    )
-    header_lines = lines.filter(pl.col("kind") == "header").select("hand", "line")
-    parsed = (
-        numbers.join(header_lines, on="hand", how="left")
-        .with_columns(pl.col("line").str.extract_groups(MODERN_HEADER).alias("h"))
-        .unnest("h")
-        .with_columns(named_game=pl.col("line").str.extract(_MODERN_GAME, 1))
-    )
-    game = pl.coalesce("game", "named_game")
-    understood = pl.col("limit").is_not_null()
-    is_o8 = game.is_in(list(O8_MODERN_GAMES)).fill_null(False)
-    is_tournament = pl.col("tournament_id").is_not_null()
-    parsed = parsed.with_columns(
-        header_ok=pl.col("hand_id").is_not_null() & (understood | (game.is_not_null() & ~is_o8)),
-        game=game.fill_null(pl.col("line").fill_null("").str.slice(0, 80)),
-        is_o8=is_o8,
-        money_scale=pl.when(is_tournament).then(1).otherwise(100),
-    )
+    parsed = _header_fields(lines)
     headers = parsed.select("hand", "hand_id", "header_ok", "game", "is_o8")
     scale_of = parsed.select("hand", "money_scale")
     scale = pl.col("money_scale")
+    is_tournament = pl.col("tournament_id").is_not_null()
 
     # -- seats and the currency of their amounts ----------------------------------------------
     seat_fields = (
@@ -740,3 +675,83 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
         ],
         unknown_lines=unknown_lines(lines),
     )
+
+
+def _classified_lines(frame: pl.DataFrame) -> pl.DataFrame:
+    """The 2023-layout hands' lines with their ``kind`` (the line after the history line is
+    the header; a cash-out is no result) and street ``section``."""
+    body = frame.filter(pl.col("hand") >= 0)
+    forms = (
+        LineForm("blank", pattern=r"^\s*$"),
+        LineForm("history", pattern=HISTORY_LINE),
+        LineForm("table", pattern=MODERN_TABLE),
+        LineForm("players", pattern=PARTY_PLAYERS),
+        LineForm("seat", pattern=MODERN_SEAT),
+        LineForm("deal", pattern=MODERN_DEAL),
+        LineForm("dealt", pattern=PARTY_DEALT),
+        LineForm("all_in", pattern=MODERN_ALL_IN),
+        LineForm("action", pattern=MODERN_ACTION),
+        LineForm("pot_created", pattern=MODERN_POT_CREATED),
+        LineForm("summary", pattern=MODERN_SUMMARY),
+        LineForm("pots", pattern=MODERN_POTS),
+        LineForm("board", pattern=MODERN_BOARD),
+        LineForm("result", pattern=MODERN_RESULT),
+    )
+    lines = body.with_columns(kind=kinds_of(body, forms, "unknown"))
+    # The header is the line after the history line (whatever it looks like).
+    history_at = (
+        lines.filter(pl.col("kind") == "history")
+        .group_by("hand")
+        .agg(history_line=pl.col("line_no").first())
+    )
+    lines = (
+        lines.join(history_at, on="hand", how="left")
+        .sort("line_no")
+        .with_columns(
+            kind=pl.when(pl.col("line_no") == pl.col("history_line") + 1)
+            .then(pl.lit("header"))
+            .otherwise(pl.col("kind"))
+        )
+        .drop("history_line")
+    )
+    # A cash-out ("Player2 Cashed out balance $23.01, …") is money the site paid, not the pot.
+    lines = lines.with_columns(
+        kind=pl.when(
+            (pl.col("kind") == "result") & pl.col("line").str.contains(" Cashed out balance ")
+        )
+        .then(pl.lit("unknown"))
+        .otherwise(pl.col("kind"))
+    )
+    deal = lines["line"].str.extract(MODERN_DEAL, 1)
+    lines = lines.with_columns(
+        section=sections(
+            lines, deal.replace_strict(_MODERN_STREETS, default=None, return_dtype=pl.Int8), 0
+        )
+    )
+    return lines
+
+
+def _header_fields(lines: pl.DataFrame) -> pl.DataFrame:
+    """Per hand, its number (``hand_id``) and its header's groups, with ``header_ok``,
+    ``game``, ``is_o8`` and ``money_scale`` (chips in tournaments)."""
+    numbers = lines.filter(pl.col("is_start")).select(
+        "hand", hand_id=pl.col("line").str.extract(HISTORY_LINE, 1)
+    )
+    header_lines = lines.filter(pl.col("kind") == "header").select("hand", "line")
+    parsed = (
+        numbers.join(header_lines, on="hand", how="left")
+        .with_columns(pl.col("line").str.extract_groups(MODERN_HEADER).alias("h"))
+        .unnest("h")
+        .with_columns(named_game=pl.col("line").str.extract(_MODERN_GAME, 1))
+    )
+    game = pl.coalesce("game", "named_game")
+    understood = pl.col("limit").is_not_null()
+    is_o8 = game.is_in(list(O8_MODERN_GAMES)).fill_null(False)
+    is_tournament = pl.col("tournament_id").is_not_null()
+    parsed = parsed.with_columns(
+        header_ok=pl.col("hand_id").is_not_null() & (understood | (game.is_not_null() & ~is_o8)),
+        game=game.fill_null(pl.col("line").fill_null("").str.slice(0, 80)),
+        is_o8=is_o8,
+        money_scale=pl.when(is_tournament).then(1).otherwise(100),
+    )
+    return parsed
