@@ -87,6 +87,7 @@ def test_a_batch_of_files_gives_each_file_its_own_result(
     for banner_later in (False, True):  # a later file's banner: the files are parsed alone
         layouts.clear()
         files = [data for data in _files(site, seeds, rng) if _decodes(data)]
+        files = files[:3] if banner_later else files  # the refusal needs no more files
         # Blank lines before a later file's first hand are no text: the batch stands.
         files[-1] = (BANNER if banner_later else b"\n\n") + files[-1]
         names = [f"{site}/{index}.txt" for index in range(len(files))]
