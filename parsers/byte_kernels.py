@@ -15,6 +15,10 @@ import polars as pl
 import pyarrow as pa
 
 __all__ = [
+    "LITERAL_ANY",
+    "LITERAL_CONTAINS",
+    "LITERAL_EQUALS",
+    "LITERAL_STARTS",
     "card_list",
     "ends_with",
     "find",

@@ -14,6 +14,7 @@ searched only in the lines that have it.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import re._parser as regex_parser  # the standard library's reader of regular expressions
 from dataclasses import dataclass
@@ -166,16 +167,15 @@ def required_literal(pattern: str) -> Literal:
         return Literal(LITERAL_ANY, exact=False)
     items = list(parsed)
     anchored = bool(items) and items[0] == (regex_parser.AT, regex_parser.AT_BEGINNING)
-    runs: list[tuple[int, str]] = []  # (position of the run's first item, its text)
-    text = ""
-    for position, (op, value) in enumerate(items):
-        if op is regex_parser.LITERAL:
-            if not text:
-                runs.append((position, ""))
-            text += chr(value)
-            runs[-1] = (runs[-1][0], text)
-        else:
-            text = ""
+    # (position of the run's first item, its text) of each run of literal characters
+    runs = [
+        (run[0][0], "".join(chr(value) for _, (_, value) in run))
+        for literal, group in itertools.groupby(
+            enumerate(items), key=lambda item: item[1][0] is regex_parser.LITERAL
+        )
+        if literal
+        for run in [list(group)]
+    ]
     body = items[1:] if anchored else items
     only_literals = bool(body) and all(op is regex_parser.LITERAL for op, _ in body)
     if anchored and runs and runs[0][0] == 1:
