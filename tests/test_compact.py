@@ -52,6 +52,26 @@ def part_files(root: Path) -> dict[str, str]:
     }
 
 
+def partition_sizes(root: Path) -> dict[str, dict[str, int]]:
+    """Partition (``site=…/month=…``) -> part name -> rows over all the hand tables."""
+    sizes: dict[str, dict[str, int]] = {}
+    for table in dataset.PART_TABLES:
+        for path in (root / table).rglob("*.parquet"):
+            partition = path.parent.relative_to(root / table).as_posix()
+            rows = pq.read_metadata(path).num_rows
+            named = sizes.setdefault(partition, {})
+            named[path.name] = named.get(path.name, 0) + rows
+    return sizes
+
+
+def small_parts(sizes: dict[str, dict[str, int]]) -> dict[str, int]:
+    """Partition -> how many of its parts hold fewer rows than half the compaction target."""
+    return {
+        partition: sum(rows * 2 < TARGET_ROWS for rows in named.values())
+        for partition, named in sizes.items()
+    }
+
+
 def referenced_parts(root: Path) -> set[str]:
     manifest = dataset.read_manifest(root)
     return {
@@ -100,6 +120,7 @@ def test_plan_groups_only_merges_small_parts_and_stays_under_the_target() -> Non
 
 def test_compaction_keeps_every_row_and_reduces_the_file_count(copy: Path) -> None:
     before_rows, before_parts = row_digests(copy), part_files(copy)
+    sizes_before = partition_sizes(copy)
     manifests_before = len(dataset.live_manifest_paths(copy))
     summary = compact(copy, target_rows=TARGET_ROWS)
     after_parts = part_files(copy)
@@ -107,7 +128,12 @@ def test_compaction_keeps_every_row_and_reduces_the_file_count(copy: Path) -> No
     assert before_rows["hands"][0] == 600
     assert summary.parts_before > summary.parts_after > 0
     assert len(after_parts) == len(before_parts) - summary.parts_before + summary.parts_after
-    assert len(after_parts) < len(before_parts) / 2
+    # How many parts remain depends on the part names, which hash the archive's temporary path
+    # (40-60 of the 120 here, in a simulation over random names). What packing guarantees is that
+    # a partition keeps at most one part below half the target, so the next run merges nothing.
+    assert len(after_parts) < len(before_parts)
+    assert max(small_parts(sizes_before).values()) > 1
+    assert max(small_parts(partition_sizes(copy)).values()) <= 1
     assert manifests_before > 3 and len(list((copy / "files").iterdir())) == 1  # one per task
     # The manifest names exactly the part files there are.
     assert referenced_parts(copy) == set(after_parts)
