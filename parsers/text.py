@@ -64,13 +64,8 @@ def detect_encoding(head: bytes) -> tuple[str, int]:
     return "utf-8", 0
 
 
-def _choose_byte_codec(data: bytes) -> str:
-    """UTF-8 when the text is (mostly) UTF-8, else cp1252."""
-    try:
-        data.decode("utf-8")
-        return "utf-8"
-    except UnicodeDecodeError:
-        pass
+def _codec_of_invalid_utf8(data: bytes) -> str:
+    """UTF-8 when text that is not valid UTF-8 is still mostly UTF-8, else cp1252."""
     valid = sum(len(m) for m in _VALID_MULTIBYTE_UTF8.findall(data))
     high = len(_HIGH_BYTE.findall(data))
     # A few stray bytes in a UTF-8 file should not turn every accented name into mojibake.
@@ -113,12 +108,14 @@ def decode_lines(
     encoding:
         The codec, when known from an earlier block; detected (BOM first) when ``None``.
     """
+    detected = encoding is None
     bom = 0
     if encoding is None:
         encoding, bom = detect_encoding(data[:4096])
-        if encoding == "utf-8":
-            encoding = _choose_byte_codec(data[bom:])
     body = data[bom:]
+    valid_utf8 = encoding == "utf-8" and _is_utf8(body)
+    if detected and encoding == "utf-8" and not valid_utf8:
+        encoding = _codec_of_invalid_utf8(body)
     if encoding.startswith("utf-16"):
         if len(body) % 2:
             body = body[:-1]  # an odd trailing byte cannot be a character
@@ -127,7 +124,7 @@ def decode_lines(
         text = body.decode(encoding, errors="replace")
     else:
         raw = np.frombuffer(body, dtype=np.uint8)
-        if encoding == "utf-8" and _is_utf8(body):
+        if valid_utf8:
             return _split_utf8(raw, bom + base_offset)
         ends = np.flatnonzero(raw == 0x0A) + 1
         text = body.decode(encoding, errors="replace")
