@@ -34,7 +34,7 @@ import re
 import tomllib
 import zoneinfo
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, DecimalException, InvalidOperation
 from typing import Any, ClassVar
 
 import numpy as np
@@ -62,7 +62,7 @@ _SNIFF = re.compile(
     r"(?m)^\s*(?:variant|starting_stacks|blinds_or_straddles|antes|actions)\s*=\s*[\['\"]"
 )
 _COMMENT_OR_BLANK = r"^\s*(?:#.*)?$"
-_PLAYER = re.compile(r"^p([1-9][0-9]*)$")
+_PLAYER = re.compile(r"^p([1-9][0-9]{0,2})$")  # more digits than 3 is no player
 _CARD = re.compile(r"[2-9TJQKA?][cdhs?]")
 # Separates a file's index from the hand id inside a batch of files (never in a result).
 _TAG = "\x1f"
@@ -318,13 +318,16 @@ def _integer(value: Any, what: str, scale: int, allow_zero: bool = True) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
         raise PhhError(f"{what} is not a number: {value!r}"[:200])
     try:
-        scaled = Decimal(value) * scale
-        if not scaled.is_finite():
+        if not Decimal(value).is_finite():
             raise PhhError(f"{what} is not finite: {value}")
+        # Before scaling: 1e999999999 would overflow the context, or become a huge int.
+        if Decimal(value).copy_abs() > MAX_AMOUNT:
+            raise PhhError(f"{what} out of range (over 2^53 units): {str(value)[:40]}")
+        scaled = Decimal(value) * scale
         if scaled != scaled.to_integral_value():
-            raise PhhError(f"{what} has more decimals than the money unit: {value}")
+            raise PhhError(f"{what} has more decimals than the money unit: {str(value)[:40]}")
         amount = int(scaled)
-    except InvalidOperation:
+    except DecimalException:
         raise PhhError(f"{what} is not a number: {value!r}"[:200]) from None
     if amount < 0 or (amount == 0 and not allow_zero):
         raise PhhError(f"{what} out of range: {value}")

@@ -184,6 +184,10 @@ def test_large_phhs_streams_in_blocks_with_the_same_result(tmp_path: Path) -> No
         (GOOD_HAND.replace("antes = [0, 0, 0]", "antes = [0, 0]"), "'antes' has 2 entries"),
         (GOOD_HAND.replace("'p3 cbr 20'", "'p3 cbr 2000'"), "p3 puts in 2000 with 300 behind"),
         (GOOD_HAND.replace("'p3 cbr 20'", "'p3 cbr twenty'"), "unreadable amount"),
+        # Found by the fuzz harness: a number past the context's exponent, or an actor number
+        # past Python's 4,300-digit int conversion limit, raised out of the parser.
+        (GOOD_HAND.replace("'p3 cbr 20'", "'p3 cbr 1e999999999'"), "out of range"),
+        (GOOD_HAND.replace("'p2 f'", f"'p{'9' * 5000} f'"), "unknown actor"),
         (GOOD_HAND.replace("AcKd2h3s", "AcKd2h3x"), "unreadable cards"),
         (GOOD_HAND.replace("[95, 190, 315]", "[95, 190, 200]"), "finishing stack of p3"),
         (GOOD_HAND.replace("['Ann', 'Bob', 'Cy']", "['Ann', 'Ann', 'Cy']"), "duplicate player"),
