@@ -171,6 +171,13 @@ def _seed_hands(parser: SiteParser, data: bytes) -> tuple[list[str], int]:
     """The file's hands, or the whole file as one seed when its hands do not parse on their
     own (a Merge game needs the file's ``<description>`` before it); and the hand count."""
     hands = split_hands(parser, data)
+    if parser.site == "phh":
+        # A .phh file's hand is top-level TOML: put after another it makes one bad document of
+        # repeated keys. In a file of many hands (.phhs) each is a table of its own.
+        hands = [
+            hand if hand.startswith("[") else f"[{number:05d}]\n{hand}"
+            for number, hand in enumerate(hands)
+        ]
     if len(hands) > 1 and _parsed(parser, hands[0].encode("utf-8")) == 0 and _parsed(parser, data):
         return [decode_lines(data).lines.str.join("\n").item()], len(hands)
     return hands, len(hands)
