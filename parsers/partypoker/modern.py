@@ -152,24 +152,51 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
     - ``P balance 153140, sits out``: the seat was not dealt in (``sitting_out``).
     """
     lines = _classified_lines(frame)
-
-    # -- header ---------------------------------------------------------------------------------
     parsed = _header_fields(lines)
-    headers = parsed.select("hand", "hand_id", "header_ok", "game", "is_o8")
     scale_of = parsed.select("hand", "money_scale")
-    scale = pl.col("money_scale")
-    is_tournament = pl.col("tournament_id").is_not_null()
-
-    # -- seats and the currency of their amounts ----------------------------------------------
-    seat_fields = (
-        kind_fields(lines, "seat", MODERN_SEAT, "hand")
-        .join(scale_of, on="hand", how="left")
+    seat_fields = kind_fields(lines, "seat", MODERN_SEAT, "hand").join(
+        scale_of, on="hand", how="left"
     )
+    stacks = seat_fields.select(
+        "hand", "player", stack_start=amount_value(pl.col("stack"), pl.col("money_scale"))
+    ).unique(["hand", "player"], keep="first")
+    acts, action_problems = _body_actions(lines, scale_of)
+    hands = _hand_rows(parsed, lines, acts, stacks, _seat_currency(seat_fields), scale_of)
+    results, unreadable_results = _summary_results(lines, scale_of)
+    collections, showdowns, summary_actions = _summary_rows(results)
+    actions, put_in = _with_chips_put_in(
+        pl.concat([_with_dead_blinds(acts, hands), summary_actions], how="vertical_relaxed")
+    )
+    return BlockParts(
+        frame=frame,
+        headers=parsed.select("hand", "hand_id", "header_ok", "game", "is_o8"),
+        hands=hands.drop("summary_board", "bad_pots"),
+        seats=_seat_rows(seat_fields, results),
+        actions=actions,
+        collections=collections,
+        showdowns=showdowns,
+        sightings=_sightings(lines, results),
+        problems=[
+            _structure_problems(hands, lines, collections),
+            *action_problems,
+            unreadable_results,
+            *_summary_line_problems(results, stacks, put_in, seat_fields),
+            _pot_problems(lines, scale_of, stacks),
+            _placement_problems(lines),
+            _description_problems(results, hands),
+        ],
+        unknown_lines=unknown_lines(lines),
+    )
+
+
+def _seat_currency(seat_fields: pl.DataFrame) -> pl.DataFrame:
+    """Per hand, the currency of the one symbol its seat amounts carry (null if several, or a
+    bare amount: the 2023 layout prints no currency elsewhere)."""
     symbols = seat_fields.group_by("hand").agg(
         symbols=pl.col("stack").str.extract(r"^([$€£])", 1).drop_nulls().unique(),
         bare=pl.col("stack").str.contains(r"^\d").any(),
     )
-    currency_of = symbols.select(
+    return symbols.select(
         "hand",
         symbol_currency=pl.when((pl.col("symbols").list.len() == 1) & ~pl.col("bare")).then(
             pl.col("symbols")
@@ -178,7 +205,13 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
         ),
     )
 
-    # -- actions --------------------------------------------------------------------------------
+
+def _body_actions(
+    lines: pl.DataFrame, scale_of: pl.DataFrame
+) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
+    """The action lines with their amounts and all-in marks, and the problems of their text
+    and of the ``P is all-In.`` lines."""
+    scale = pl.col("money_scale")
     acts = (
         kind_fields(lines, "action", MODERN_ACTION, "hand", "line_no", "section")
         .join(scale_of, on="hand", how="left")
@@ -234,18 +267,13 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
         .with_columns(is_all_in=pl.col("marked").fill_null(False))
         .drop("marked")
     )
+    return acts, [action_problems, all_in_problems]
 
-    # -- stakes, blinds and the hand row ------------------------------------------------------
-    stacks = seat_fields.select(
-        "hand", "player", stack_start=amount_value(pl.col("stack"), pl.col("money_scale"))
-    ).unique(["hand", "player"], keep="first")
-    full = (pl.col("amount") < pl.col("stack_start")).fill_null(True)
-    posted = posted_blinds(acts.join(stacks, on=["hand", "player"], how="left"), full)
-    stakes = pl.col("stakes").str.split("/")
-    first_stake = amount_value(stakes.list.get(0, null_on_oob=True), scale)
-    second_stake = amount_value(stakes.list.get(1, null_on_oob=True), scale)
-    is_fixed = pl.col("limit") == "FL"
-    pots_fields = (
+
+def _printed_pots(lines: pl.DataFrame, scale_of: pl.DataFrame) -> pl.DataFrame:
+    """Per hand, the summary's pots (``printed_pots``), its ``rake`` and ``bad_pots``."""
+    scale = pl.col("money_scale")
+    return (
         lines.filter(pl.col("kind") == "pots")
         .unique("hand", keep="first", maintain_order=True)
         .join(scale_of, on="hand", how="left")
@@ -271,7 +299,26 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
             | (pl.col("rake_text").is_not_null() & pl.col("rake").is_null())
         )
     )
-    dealt_board = deal_board(lines, MODERN_DEAL)
+
+
+def _hand_rows(
+    parsed: pl.DataFrame,
+    lines: pl.DataFrame,
+    acts: pl.DataFrame,
+    stacks: pl.DataFrame,
+    currency_of: pl.DataFrame,
+    scale_of: pl.DataFrame,
+) -> pl.DataFrame:
+    """One row per hand: stakes, blinds, table, boards, pots and time (plus the summary's
+    board and ``bad_pots``, for the checks)."""
+    scale = pl.col("money_scale")
+    is_tournament = pl.col("tournament_id").is_not_null()
+    full = (pl.col("amount") < pl.col("stack_start")).fill_null(True)
+    posted = posted_blinds(acts.join(stacks, on=["hand", "player"], how="left"), full)
+    stakes = pl.col("stakes").str.split("/")
+    first_stake = amount_value(stakes.list.get(0, null_on_oob=True), scale)
+    second_stake = amount_value(stakes.list.get(1, null_on_oob=True), scale)
+    is_fixed = pl.col("limit") == "FL"
     summary_board = (
         lines.filter(pl.col("kind") == "board")
         .unique("hand", keep="first", maintain_order=True)
@@ -282,14 +329,14 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
             ),
         )
     )
-    hands = (
+    return (
         parsed.join(posted, on="hand", how="left")
         .join(currency_of, on="hand", how="left")
         .join(first_per_hand(lines, "table", MODERN_TABLE), on="hand", how="left")
         .join(first_per_hand(lines, "players", PARTY_PLAYERS), on="hand", how="left")
-        .join(dealt_board, on="hand", how="left")
+        .join(deal_board(lines, MODERN_DEAL), on="hand", how="left")
         .join(summary_board, on="hand", how="left")
-        .join(pots_fields, on="hand", how="left")
+        .join(_printed_pots(lines, scale_of), on="hand", how="left")
         .join(
             lines.filter(pl.col("is_start")).select("hand", source_offset="offset"),
             on="hand",
@@ -343,12 +390,16 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
         )
     )
 
+
+def _with_dead_blinds(acts: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
+    """The actions with each ``posts big blind + dead`` made a dead post and a big blind (its
+    amount beyond the big blind is dead), ``section`` renamed ``street``."""
     big_blind = hands.select("hand", "big_blind")
     both = acts.filter(pl.col("kind") == "post_both").join(big_blind, on="hand", how="left")
     action_columns = [
         "hand", "line_no", "sub", "section", "player", "kind", "amount", "to", "is_all_in"
     ]  # fmt: skip
-    acts = pl.concat(
+    return pl.concat(
         [
             acts.filter(pl.col("kind") != "post_both").select(action_columns),
             both.with_columns(
@@ -361,7 +412,13 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
         how="vertical_relaxed",
     ).rename({"section": "street"})
 
-    # -- the summary's player lines -------------------------------------------------------------
+
+def _summary_results(
+    lines: pl.DataFrame, scale_of: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The summary's player lines with their amounts, cards and description, and the
+    problems of unreadable amounts."""
+    scale = pl.col("money_scale")
     results = (
         kind_fields(lines, "result", MODERN_RESULT, "hand", "line_no", "section")
         .join(scale_of, on="hand", how="left")
@@ -391,6 +448,12 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
             | (pl.col("net").is_not_null() & pl.col("net_value").is_null())
         ).then(pl.lit("unreadable summary amount: ") + pl.col("player")),
     )
+    return results, unreadable_results
+
+
+def _summary_rows(results: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """From the summary's player lines: the collections, the showdowns, and the ``show`` and
+    ``muck`` actions."""
     collections = results.filter(pl.col("collected_value").fill_null(0) > 0).select(
         "hand",
         "line_no",
@@ -431,8 +494,12 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
             to=pl.lit(None, dtype=pl.Int64), is_all_in=pl.lit(False),
         )  # fmt: skip
     )
-    actions = pl.concat([acts, shows, mucks], how="vertical_relaxed")
+    return collections, showdowns, pl.concat([shows, mucks], how="vertical_relaxed")
 
+
+def _with_chips_put_in(actions: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The actions with the silent returns of folded bettors added, and per hand and player
+    the chips put in (``put_in``) and the actions counted (``acted``)."""
     # Chips each player put in: raises are read by their street totals; a folded bettor's
     # unmatched chips come back silently (the summary's "lost" shows they did).
     derived = street_totals(ordered_actions(actions, "street"))
@@ -458,8 +525,12 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
             acted=pl.len(),
         )
     )
+    return actions, put_in
 
-    seats = (
+
+def _seat_rows(seat_fields: pl.DataFrame, results: pl.DataFrame) -> pl.DataFrame:
+    """The seats, a player the summary says ``sits out`` marked sitting out."""
+    return (
         seat_fields.select(
             "hand",
             "player",
@@ -475,20 +546,27 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
         )
         .with_columns(sitting_out=pl.col("sitting_out").fill_null(False))
     )
-    dealt = (
-        kind_fields(lines, "dealt", PARTY_DEALT, "hand", "line_no")
-        .select("hand", "line_no", "player", cards=card_codes(pl.col("cards")), dealt=pl.lit(True))
-    )
-    sightings = pl.concat(
+
+
+def _sightings(lines: pl.DataFrame, results: pl.DataFrame) -> pl.DataFrame:
+    """Hole cards seen: dealt to the hero, and shown or mucked face up in the summary."""
+    return pl.concat(
         [
-            dealt,
+            kind_fields(lines, "dealt", PARTY_DEALT, "hand", "line_no").select(
+                "hand", "line_no", "player", cards=card_codes(pl.col("cards")), dealt=pl.lit(True)
+            ),
             results.filter(pl.col("cards").is_not_null()).select(
                 "hand", "line_no", "player", "cards", dealt=pl.lit(False)
             ),
         ]
     )
 
-    # -- checks: the summary against the actions, and the hand's structure ---------------------
+
+def _summary_line_problems(
+    results: pl.DataFrame, stacks: pl.DataFrame, put_in: pl.DataFrame, seat_fields: pl.DataFrame
+) -> list[pl.DataFrame]:
+    """Every seated player has one summary line, and its balance and amounts agree with the
+    chips the actions put in."""
     checked = (
         results.join(stacks, on=["hand", "player"], how="left")
         .join(put_in, on=["hand", "player"], how="left")
@@ -528,6 +606,10 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
         .when(pl.col("result_lines") > 1)
         .then(pl.lit("more than one summary line for a player: ") + pl.col("player")),
     )
+    return [missing_results, balance_problems]
+
+
+def _description_problems(results: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
     # The five cards of a description are the player's or the board's.
     hole_and_board = (
         results.filter(pl.col("best_five").is_not_null())
@@ -538,7 +620,7 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
             .list.len()
         )
     )
-    description_problems = _first_reason(
+    return _first_reason(
         hole_and_board.sort("hand", "line_no"),
         pl.when(
             (pl.col("best_five").list.len() != 5)
@@ -546,6 +628,13 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
             | (pl.col("outside") > 0)
         ).then(pl.lit("described cards are not the player's or the board's: ") + pl.col("player")),
     )
+
+
+def _pot_problems(
+    lines: pl.DataFrame, scale_of: pl.DataFrame, stacks: pl.DataFrame
+) -> pl.DataFrame:
+    """A ``Creating … Pot with`` line names seated players and the summary's amount."""
+    scale = pl.col("money_scale")
     pot_parts = (
         lines.filter(pl.col("kind") == "pots")
         .select("hand", part=pl.col("line").str.extract_all(_MODERN_POT_PART))
@@ -572,7 +661,7 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
         .select("hand", "line_no", stranger="player")
         .unique(["hand", "line_no"], keep="first")
     )
-    pot_problems = _first_reason(
+    return _first_reason(
         created.join(pot_parts, on=["hand", "pot"], how="left")
         .join(created_players, on=["hand", "line_no"], how="left")
         .sort("hand", "line_no"),
@@ -584,12 +673,16 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
         )
         .then(pl.lit("created pot differs from the summary's: ") + pl.col("pot")),
     )
+
+
+def _placement_problems(lines: pl.DataFrame) -> pl.DataFrame:
+    """The body's lines come before the summary, the summary's after it."""
     summary_at = (
         lines.filter(pl.col("kind") == "summary")
         .group_by("hand")
         .agg(summary_line=pl.col("line_no").min())
     )
-    placement_problems = _first_reason(
+    return _first_reason(
         lines.filter(pl.col("kind").is_in([*_BODY_KINDS, *_SUMMARY_KINDS]))
         .join(summary_at, on="hand", how="left")
         .sort("hand", "line_no"),
@@ -604,6 +697,12 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
         )
         .then(pl.lit("a summary line before the summary: ") + pl.col("line").str.slice(0, 80)),
     )
+
+
+def _structure_problems(
+    hands: pl.DataFrame, lines: pl.DataFrame, collections: pl.DataFrame
+) -> pl.DataFrame:
+    """The hand's own checks: its parts are there once each and its fields read."""
     structure = lines.group_by("hand").agg(
         has_deal=((pl.col("kind") == "deal") & (pl.col("section") == 0)).any(),
         has_summary=(pl.col("kind") == "summary").any(),
@@ -615,7 +714,7 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
     )
     paid = collections.group_by("hand").agg(paid=pl.col("amount").sum())
     board = pl.col("board")
-    checks = (
+    return (
         hands.join(structure, on="hand", how="left")
         .join(paid, on="hand", how="left")
         .select(
@@ -651,29 +750,6 @@ def modern_parts(frame: pl.DataFrame) -> BlockParts:
             ),
         )
         .filter(pl.col("reason").is_not_null())
-    )
-
-    return BlockParts(
-        frame=frame,
-        headers=headers,
-        hands=hands.drop("summary_board", "bad_pots"),
-        seats=seats,
-        actions=actions,
-        collections=collections,
-        showdowns=showdowns,
-        sightings=sightings,
-        problems=[
-            checks,
-            action_problems,
-            all_in_problems,
-            unreadable_results,
-            missing_results,
-            balance_problems,
-            pot_problems,
-            placement_problems,
-            description_problems,
-        ],
-        unknown_lines=unknown_lines(lines),
     )
 
 
