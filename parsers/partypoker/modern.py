@@ -610,7 +610,7 @@ def _summary_line_problems(
 
 
 def _description_problems(results: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
-    # The five cards of a description are the player's or the board's.
+    """The five cards of a description are the player's or the board's."""
     hole_and_board = (
         results.filter(pl.col("best_five").is_not_null())
         .join(hands.select("hand", "board"), on="hand", how="left")
