@@ -63,6 +63,10 @@ _SNIFF = re.compile(
 )
 _COMMENT_OR_BLANK = r"^\s*(?:#.*)?$"
 _PLAYER = re.compile(r"^p([1-9][0-9]{0,2})$")  # more digits than 3 is no player
+# Python's int conversion stops at 4,300 digits, but tomllib's number pattern first matches
+# the run, and a repeated group of 16 million digits costs re's matcher 2 GB. A run that long
+# is no amount (at most 16 digits: MAX_AMOUNT), so the hand is refused before tomllib reads it.
+_LONG_NUMBER = re.compile(r"[0-9_]{4301}")
 _CARD = re.compile(r"[2-9TJQKA?][cdhs?]")
 # Separates a file's index from the hand id inside a batch of files (never in a result).
 _TAG = "\x1f"
@@ -269,6 +273,8 @@ def _header(hand: int, hand_id: str | None, is_o8: bool, game: str) -> dict[str,
 
 def _load(text: str) -> tuple[dict[str, Any], str | None]:
     """The hand's fields, and its section key in a .phhs file (None in a .phh file)."""
+    if _LONG_NUMBER.search(text):
+        raise PhhError("bad TOML: a number of more than 4,300 digits")
     try:
         document = tomllib.loads(text, parse_float=Decimal)
     except tomllib.TOMLDecodeError as error:

@@ -184,10 +184,11 @@ def test_large_phhs_streams_in_blocks_with_the_same_result(tmp_path: Path) -> No
         (GOOD_HAND.replace("antes = [0, 0, 0]", "antes = [0, 0]"), "'antes' has 2 entries"),
         (GOOD_HAND.replace("'p3 cbr 20'", "'p3 cbr 2000'"), "p3 puts in 2000 with 300 behind"),
         (GOOD_HAND.replace("'p3 cbr 20'", "'p3 cbr twenty'"), "unreadable amount"),
-        # Found by the fuzz harness: a number past the context's exponent, or an actor number
-        # past Python's 4,300-digit int conversion limit, raised out of the parser.
+        # Found by the fuzz harness: a number past the context's exponent raised out of the
+        # parser, and so did an actor number past Python's 4,300-digit int conversion limit.
         (GOOD_HAND.replace("'p3 cbr 20'", "'p3 cbr 1e999999999'"), "out of range"),
-        (GOOD_HAND.replace("'p2 f'", f"'p{'9' * 5000} f'"), "unknown actor"),
+        (GOOD_HAND.replace("'p2 f'", f"'p{'9' * 50} f'"), "unknown actor"),
+        (GOOD_HAND.replace("'p2 f'", f"'p{'9' * 5000} f'"), "a number of more than 4,300 digits"),
         (GOOD_HAND.replace("AcKd2h3s", "AcKd2h3x"), "unreadable cards"),
         (GOOD_HAND.replace("[95, 190, 315]", "[95, 190, 200]"), "finishing stack of p3"),
         (GOOD_HAND.replace("['Ann', 'Bob', 'Cy']", "['Ann', 'Ann', 'Cy']"), "duplicate player"),
@@ -201,6 +202,23 @@ def test_hostile_hands_are_rejected_with_a_reason(text: str, reason: str) -> Non
     assert tables["_counts"].row(0) == (1, 0, 0, 1)
     assert reason in tables["rejects"]["reason"][0]
     assert tables["rejects"]["raw_text"][0] == text.rstrip("\n")
+
+
+def test_a_number_of_millions_of_digits_is_refused_before_tomllib_reads_it() -> None:
+    # tomllib's number pattern matched such a run with a repeated group: ~128 bytes of re's
+    # memory per digit (2 GB for 16 MiB, found by the fuzz harness's huge-line probe).
+    import tracemalloc
+
+    text = GOOD_HAND.replace("[100, 200, 300]", f"[1{'0' * (2 << 20)}, 200, 300]")
+    tracemalloc.start()
+    try:
+        tables = parse_text(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert tables["_counts"].row(0) == (1, 0, 0, 1)
+    assert "a number of more than 4,300 digits" in tables["rejects"]["reason"][0]
+    assert peak < 32 * len(text)
 
 
 def test_deeply_nested_toml_is_rejected_not_crashing() -> None:
