@@ -279,7 +279,7 @@ def _load(text: str) -> tuple[dict[str, Any], str | None]:
         document = tomllib.loads(text, parse_float=Decimal)
     except tomllib.TOMLDecodeError as error:
         raise PhhError(f"bad TOML: {error}") from None
-    except (RecursionError, ValueError) as error:
+    except (RecursionError, ValueError, DecimalException) as error:
         raise PhhError(f"bad TOML: {type(error).__name__}") from None
     if "variant" not in document and len(document) == 1:
         ((key, value),) = document.items()

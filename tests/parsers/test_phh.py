@@ -188,6 +188,7 @@ def test_large_phhs_streams_in_blocks_with_the_same_result(tmp_path: Path) -> No
         # parser, and so did an actor number past Python's 4,300-digit int conversion limit.
         (GOOD_HAND.replace("'p3 cbr 20'", "'p3 cbr 1e999999999'"), "out of range"),
         (GOOD_HAND.replace("'p2 f'", f"'p{'9' * 50} f'"), "unknown actor"),
+        (GOOD_HAND.replace("[100, 200, 300]", "[1.5e9999999999999999999, 200, 300]"), "bad TOML"),
         (GOOD_HAND.replace("'p2 f'", f"'p{'9' * 5000} f'"), "a number of more than 4,300 digits"),
         (GOOD_HAND.replace("AcKd2h3s", "AcKd2h3x"), "unreadable cards"),
         (GOOD_HAND.replace("[95, 190, 315]", "[95, 190, 200]"), "finishing stack of p3"),
