@@ -43,6 +43,7 @@ import polars as pl
 from parsers.base import ParseResult, table_from_frame
 from parsers.columns import CARD_CODES
 from parsers.engine.assembly import HandTables, attach_hole_cards, finish
+from parsers.engine.line_forms import may_find
 from parsers.engine.lines import line_frame
 from pipeline.profiles import SiteProfile
 
@@ -109,7 +110,7 @@ class PhhParser:
 
     def sniff(self, head: str) -> bool:
         """A PHH required field assigned at the start of a line."""
-        return _SNIFF.search(head) is not None
+        return may_find(_SNIFF, head) and _SNIFF.search(head) is not None
 
     def hand_starts(self, lines: pl.Series) -> np.ndarray:
         """``[n]`` section headers; a file without any is one hand starting at its first line.

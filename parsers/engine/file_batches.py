@@ -18,6 +18,7 @@ import polars as pl
 
 from parsers.base import ParseResult
 from parsers.engine.assembly import HandTables, batch_files, finish, finish_files
+from parsers.engine.line_forms import may_find
 
 __all__ = ["FileBatchParser"]
 
@@ -37,7 +38,7 @@ class FileBatchParser:
 
     def sniff(self, head: str) -> bool:
         """A hand's first line within the first lines of a file."""
-        return self.sniff_pattern.search(head) is not None
+        return may_find(self.sniff_pattern, head) and self.sniff_pattern.search(head) is not None
 
     def hand_starts(self, lines: pl.Series) -> np.ndarray:
         """Mask of the lines that open a hand."""

@@ -22,7 +22,7 @@ from parsers.engine.assembly import HandTables, attach_hole_cards
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.file_batches import FileBatchParser
-from parsers.engine.line_forms import LineForm, classify, kind_fields
+from parsers.engine.line_forms import LineForm, classify, kind_fields, may_find
 from parsers.engine.lines import fill_from_rows, in_printed_order, line_frame
 from parsers.engine.stakes import blinds_and_bets
 
@@ -537,6 +537,8 @@ SNIFF_LINES = 20
 
 def head_has_line(head: str, pattern: str) -> bool:
     """Whether one of the first lines of ``head`` matches ``pattern`` (searched)."""
+    if not may_find(pattern, head):
+        return False
     lines = pl.Series(head.splitlines()[:SNIFF_LINES], dtype=pl.String)
     return bool(lines.str.contains(pattern).any())
 
@@ -544,6 +546,8 @@ def head_has_line(head: str, pattern: str) -> bool:
 def head_has_lines(head: str, first: str, then: str) -> bool:
     """Whether, among the first lines of ``head``, a line starting with ``first`` is
     followed by one starting with ``then``."""
+    if first not in head or then not in head:
+        return False
     lines = head.splitlines()[:SNIFF_LINES]
     return any(
         line.startswith(first) and following.startswith(then)

@@ -36,6 +36,7 @@ from parsers.base import ParseResult
 from parsers.columns import CARD_CODES, MAX_MINOR_UNITS
 from parsers.engine.assembly import HandTables, attach_hole_cards, finish
 from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.line_forms import may_find
 from parsers.engine.xml_safe import MAX_DOCUMENT_CHARS, XmlRefused, read_document
 from pipeline.profiles import SiteProfile
 from pipeline.schema import HAND_TABLES
@@ -271,7 +272,7 @@ class XmlHandParser:
     # -- the SiteParser protocol -------------------------------------------------------------
 
     def sniff(self, head: str) -> bool:
-        return self.sniff_pattern.search(head) is not None
+        return may_find(self.sniff_pattern, head) and self.sniff_pattern.search(head) is not None
 
     def hand_starts(self, lines: pl.Series) -> np.ndarray:
         """Lines holding a hand's opening tag (anywhere: iPoker writes ``</game><game …>``)."""

@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from parsers.base import ParseResult
+from parsers.engine.line_forms import may_find
 from parsers.pokerstars import compiled_reader
 from parsers.pokerstars.block_parser import BlockParser, file_layout, parse_with_block_parser
 from parsers.pokerstars.compiled_tables import compiled_tables
@@ -67,7 +68,7 @@ class PokerStarsParser:
 
     def sniff(self, head: str) -> bool:
         """A PokerStars hand header within the first lines (a BOM or stray text may precede)."""
-        return _HAND_START_LINE.search(head) is not None
+        return may_find(_HAND_START_LINE, head) and _HAND_START_LINE.search(head) is not None
 
     def hand_starts(self, lines: pl.Series) -> np.ndarray:
         """Mask of hand header lines."""

@@ -4,6 +4,7 @@ compiled literal tests, and the whole classification against a plain polars one.
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import polars as pl
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parsers import parse_bytes
+from parsers import detect, parse_bytes
 from parsers.byte_kernels import (
     LITERAL_ANY,
     LITERAL_CONTAINS,
@@ -21,7 +22,8 @@ from parsers.byte_kernels import (
     series_bytes,
 )
 from parsers.engine import line_forms
-from parsers.engine.line_forms import Literal, LineForm, required_literal
+from parsers.engine.line_forms import Literal, LineForm, may_find, required_literal
+from parsers.text import decode_text
 from tests.fuzzing import load_seeds, mutated_block
 
 
@@ -86,6 +88,45 @@ def test_every_line_a_pattern_matches_has_its_literal(pattern: str, lines: list[
             assert _has(line, literal), (pattern, line, literal)
         if literal.exact:
             assert found == _has(line, literal), (pattern, line, literal)
+
+
+@given(
+    _PATTERNS,
+    st.sampled_from([0, re.MULTILINE, re.IGNORECASE, re.VERBOSE]),
+    st.text(alphabet="ab €1\n", max_size=40),
+)
+def test_may_find_is_false_only_where_the_pattern_finds_nothing(
+    pattern: str, flags: int, text: str
+) -> None:
+    compiled = re.compile(pattern, flags)
+    if compiled.search(text) is not None:
+        assert may_find(compiled, text), (pattern, flags, text)
+        assert flags or may_find(pattern, text), (pattern, text)
+
+
+def test_may_find_reads_the_literal_a_sniff_pattern_requires() -> None:
+    hand_start = re.compile(r"^\ufeff?PokerStars (?:Hand|Game) #\d+: ", re.MULTILINE)
+    assert not may_find(hand_start, "Seat 1: Stars (500 in chips)\n" * 400)
+    assert may_find(hand_start, "x\nPokerStars Hand #1: Omaha")
+    assert not may_find(r'(?m)^\s*\{.*"game"\s*:', "{}")  # (?m) leaves the literal required
+    assert may_find(re.compile("pokerstars hand", re.IGNORECASE), "POKERSTARS HAND")
+
+
+def test_the_registry_sniffs_as_without_the_literal_prefilter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seeds = load_seeds(generated_hands=0)
+    rng = random.Random(3)
+    heads = []
+    for site, hands in sorted(seeds.hands.items()):
+        heads.append(decode_text(("\n\n".join(hands) + "\n").encode("utf-8", "surrogateescape")))
+        block = mutated_block(hands, seeds.foreign(site), rng, 40)[0]
+        heads.append(decode_text(block[: 16 << 10]))
+    with_prefilter = [detect(head) for head in heads]
+    monkeypatch.setattr(line_forms, "_text_literal", lambda pattern: "")
+    monkeypatch.setattr(line_forms, "_compiled_literal", lambda pattern: "")
+    assert [detect(head) for head in heads] == with_prefilter
+    assert {parser.site for parser in with_prefilter if parser} == set(seeds.hands)
 
 
 def test_literal_tests_read_nothing_outside_their_spans() -> None:
