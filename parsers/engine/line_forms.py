@@ -18,6 +18,7 @@ import itertools
 import re
 import re._parser as regex_parser  # the standard library's reader of regular expressions
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -150,21 +151,20 @@ def form_literal(form: LineForm) -> Literal:
 _LITERAL_CHANGING_FLAGS = re.IGNORECASE | re.MULTILINE | re.VERBOSE
 
 
-def required_literal(pattern: str, changing_flags: int = _LITERAL_CHANGING_FLAGS) -> Literal:
+def required_literal(pattern: str) -> Literal:
     """A literal every text ``pattern`` finds a match in has: its anchored start, else the
     longest run of literal characters in its top-level sequence (a run outside any group,
     alternation or repetition must be in every match).
 
     The patterns are polars' (Rust's regex crate). Python's reader reads the syntax the two
     share; a pattern it cannot read, or whose flags change what a literal means, requires
-    nothing (``LITERAL_ANY``), which is always safe. ``changing_flags`` are those inline flags:
-    a test for the literal anywhere in a text need not mind ``(?m)``.
+    nothing (``LITERAL_ANY``), which is always safe.
     """
     try:
         parsed = regex_parser.parse(pattern)
     except (re.error, OverflowError, RecursionError):
         return Literal(LITERAL_ANY, exact=False)
-    if parsed.state.flags & changing_flags:
+    if parsed.state.flags & _LITERAL_CHANGING_FLAGS:
         return Literal(LITERAL_ANY, exact=False)
     items = list(parsed)
     anchored = bool(items) and items[0] == (regex_parser.AT, regex_parser.AT_BEGINNING)
@@ -191,28 +191,53 @@ def required_literal(pattern: str, changing_flags: int = _LITERAL_CHANGING_FLAGS
 
 def may_find(pattern: str | re.Pattern[str], text: str) -> bool:
     """False when ``pattern`` (a polars pattern, or a compiled Python one) cannot be found in
-    ``text`` because a literal every match holds (`required_literal`) is not in it; else True.
+    ``text`` because none of the texts one of which every match holds is in it; else True.
 
-    A substring search in C: the sniffers test every registered format against a file's head
+    Substring searches in C: the sniffers test every registered format against a file's head
     (16 KiB), and a regular expression that fails there costs 20-100 µs, a polars one more.
     """
-    literal = _text_literal(pattern) if isinstance(pattern, str) else _compiled_literal(pattern)
-    return literal in text
+    if isinstance(pattern, str):
+        needed = _texts_needed(pattern, 0)
+    else:  # flags given to re.compile are not in its source
+        needed = _texts_needed(pattern.pattern, pattern.flags)
+    return not needed or any(needed_text in text for needed_text in needed)
 
 
 @functools.cache
-def _text_literal(pattern: str) -> str:
-    # Anywhere in a text: a literal a line must start with is in the text all the same.
-    literal = required_literal(pattern, changing_flags=re.IGNORECASE | re.VERBOSE)
-    return "" if literal.mode == LITERAL_ANY else literal.text.decode()
+def _texts_needed(pattern: str, flags: int) -> tuple[str, ...]:
+    try:
+        parsed = regex_parser.parse(pattern, flags)
+    except (re.error, OverflowError, RecursionError):
+        return ()
+    if parsed.state.flags & (re.IGNORECASE | re.VERBOSE):
+        return ()
+    return _one_of_needed(list(parsed))
 
 
-@functools.cache
-def _compiled_literal(pattern: re.Pattern[str]) -> str:
-    # Flags given to re.compile are not in the source that required_literal reads.
-    if pattern.flags & (re.IGNORECASE | re.VERBOSE):
-        return ""
-    return _text_literal(pattern.pattern)
+def _one_of_needed(items: list[tuple[Any, Any]]) -> tuple[str, ...]:
+    """Texts one of which every match of the parsed sequence ``items`` holds (() if unknown):
+    a run of literal characters, or an alternation each of whose branches needs some, or a
+    group or repetition (at least once) that does; of those, the one whose shortest text is
+    longest."""
+    is_literal = regex_parser.LITERAL
+    choices = [
+        ("".join(chr(value) for _, value in run),)
+        for literal, group in itertools.groupby(items, key=lambda item: item[0] is is_literal)
+        if literal
+        for run in [list(group)]
+    ]
+    for op, value in items:
+        inner: tuple[str, ...] = ()
+        if op is regex_parser.BRANCH:
+            branches = [_one_of_needed(list(branch)) for branch in value[1]]
+            inner = tuple(text for branch in branches for text in branch) if all(branches) else ()
+        elif op is regex_parser.SUBPATTERN and not value[1] & re.IGNORECASE:
+            inner = _one_of_needed(list(value[3]))
+        elif op in (regex_parser.MAX_REPEAT, regex_parser.MIN_REPEAT) and value[0] >= 1:
+            inner = _one_of_needed(list(value[2]))
+        choices.append(inner)
+    useful = [choice for choice in choices if choice and min(map(len, choice)) >= 2]
+    return max(useful, key=lambda choice: min(map(len, choice)), default=())
 
 
 def kind_fields(

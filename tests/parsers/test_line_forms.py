@@ -90,8 +90,17 @@ def test_every_line_a_pattern_matches_has_its_literal(pattern: str, lines: list[
             assert found == _has(line, literal), (pattern, line, literal)
 
 
+# Alternations, groups and repetitions of texts too: the sniffers' patterns have them.
+_SNIFF_PIECES = [*_PIECES, "(ab|ba)", "(?:ab|b€)", "(?i:ab)", "(ab)+", "(?:a|bb)", "ab|ba"]
+_SNIFF_PATTERNS = st.builds(
+    lambda anchored, parts: ("^" if anchored else "") + "".join(parts),
+    st.booleans(),
+    st.lists(st.sampled_from(_SNIFF_PIECES), max_size=6),
+)
+
+
 @given(
-    _PATTERNS,
+    _SNIFF_PATTERNS,
     st.sampled_from([0, re.MULTILINE, re.IGNORECASE, re.VERBOSE]),
     st.text(alphabet="ab €1\n", max_size=40),
 )
@@ -110,6 +119,9 @@ def test_may_find_reads_the_literal_a_sniff_pattern_requires() -> None:
     assert may_find(hand_start, "x\nPokerStars Hand #1: Omaha")
     assert not may_find(r'(?m)^\s*\{.*"game"\s*:', "{}")  # (?m) leaves the literal required
     assert may_find(re.compile("pokerstars hand", re.IGNORECASE), "POKERSTARS HAND")
+    either = re.compile(r"^(?:Everleaf Gaming Game #\d+$|\*{5} Hand history for game #\d+ )")
+    assert not may_find(either, "Game #1\nhistory for game #2")
+    assert may_find(either, "x ***** Hand history for game #")
 
 
 def test_the_registry_sniffs_as_without_the_literal_prefilter(
@@ -123,8 +135,7 @@ def test_the_registry_sniffs_as_without_the_literal_prefilter(
         block = mutated_block(hands, seeds.foreign(site), rng, 40)[0]
         heads.append(decode_text(block[: 16 << 10]))
     with_prefilter = [detect(head) for head in heads]
-    monkeypatch.setattr(line_forms, "_text_literal", lambda pattern: "")
-    monkeypatch.setattr(line_forms, "_compiled_literal", lambda pattern: "")
+    monkeypatch.setattr(line_forms, "_texts_needed", lambda pattern, flags: ())
     assert [detect(head) for head in heads] == with_prefilter
     assert {parser.site for parser in with_prefilter if parser} == set(seeds.hands)
 
