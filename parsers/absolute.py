@@ -26,7 +26,7 @@ import polars as pl
 
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block, seat_lines, with_sitting_out
-from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
+from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows, unknown_lines
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
@@ -132,14 +132,8 @@ class _Block(Block):
         hands = self._hands(candidates, lines, acts)
         seats = self._seats(lines, acts)
         actions = self._actions(acts)
-        showdowns = acts.filter(pl.col("kind") == "show").select(
-            "hand",
-            "line_no",
-            "player",
-            cards=cards_list(pl.col("cards")),
-            high_desc=pl.col("desc"),
-            low_desc=pl.lit(None, dtype=pl.String),
-            board_index=pl.lit(0, dtype=pl.Int8),
+        showdowns = showdown_rows(
+            acts.filter(pl.col("kind") == "show"), cards_list(pl.col("cards")), high_desc="desc"
         )
         return HandTables(
             site=SITE,

@@ -35,7 +35,7 @@ import polars as pl
 
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
-from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
+from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows, unknown_lines
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
@@ -424,16 +424,13 @@ class _Block(Block):
     @staticmethod
     def _showdowns(acts: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
         shown = acts.filter(pl.col("meaning") == "show").drop("cards")
-        return shown.join(
-            seats.select("hand", "player", cards="hole_cards"), on=["hand", "player"], how="left"
-        ).select(
-            "hand",
-            "line_no",
-            "player",
-            "cards",
+        return showdown_rows(
+            shown.join(
+                seats.select("hand", "player", cards="hole_cards"),
+                on=["hand", "player"],
+                how="left",
+            ),
             high_desc="desc",
-            low_desc=pl.lit(None, dtype=pl.String),
-            board_index=pl.lit(0, dtype=pl.Int8),
         )
 
     # -- checks ------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ import polars as pl
 
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block, seat_fields, with_sitting_out
-from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
+from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows, unknown_lines
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
@@ -158,15 +158,7 @@ class _Block(Block):
             street_amounts(ordered_actions(actions, "street")), pl.col("verb") == "All-In"
         )
         hands = self._hands(candidates, lines, acts, seats, rake_rows, collections)
-        showdowns = acts.filter(pl.col("kind") == "show").select(
-            "hand",
-            "line_no",
-            "player",
-            cards=pl.col("card_codes"),
-            high_desc=pl.lit(None, dtype=pl.String),
-            low_desc=pl.lit(None, dtype=pl.String),
-            board_index=pl.lit(0, dtype=pl.Int8),
-        )
+        showdowns = showdown_rows(acts.filter(pl.col("kind") == "show"), "card_codes")
         return HandTables(
             site=SITE,
             source_file=self.source_file,

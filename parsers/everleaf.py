@@ -26,6 +26,7 @@ from typing import ClassVar
 import polars as pl
 
 from parsers.columns import local_time_to_utc
+from parsers.engine.assembly import showdown_rows
 from parsers.engine.block_parts import (
     BlockParts,
     BlockPartsParser,
@@ -289,16 +290,13 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         .unique(["hand", "player"], keep="first")
         .select("hand", "player", low_desc="desc")
     )
-    showdowns = (
+    shown = (
         shows.filter(pl.col("verb") == "shows")
         .unique(["hand", "player"], keep="first", maintain_order=True)
         .join(lows, on=["hand", "player"], how="left")
-        .select(
-            "hand", "line_no", "player", "cards",
-            high_desc=pl.when(pl.col("desc") != "").then(pl.col("desc")),
-            low_desc="low_desc",
-            board_index=pl.lit(0, dtype=pl.Int8),
-        )
+    )
+    showdowns = showdown_rows(
+        shown, high_desc=pl.when(pl.col("desc") != "").then(pl.col("desc")), low_desc="low_desc"
     )
     # Seat lines after the first marker are summary lines: only the opening ones are seats.
     seats = seat_rows(lines.filter(pl.col("section") == 0), scale_of, SEAT)

@@ -32,6 +32,7 @@ from typing import ClassVar
 import polars as pl
 
 from parsers.columns import local_time_to_utc
+from parsers.engine.assembly import showdown_rows
 from parsers.engine.block_parts import (
     BlockParts,
     BlockPartsParser,
@@ -364,24 +365,18 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
         summary_low=pl.col("desc").str.extract(r"; LO: (.*)$", 1),
     ).unique(["hand", "player"], keep="first")
     inline = pl.coalesce("paren", "bare")
-    showdowns = (
-        shows.unique(["hand", "player"], keep="first", maintain_order=True)
-        .join(described, on=["hand", "player"], how="left")
-        .select(
-            "hand",
-            "line_no",
-            "player",
-            "cards",
-            high_desc=pl.coalesce(
-                "summary_high",
-                inline.str.extract(r"^(.*?), for high(?: and .*)?$", 1),
-                pl.when(~inline.fill_null("").str.contains(", for low$")).then(inline),
-            ),
-            low_desc=pl.coalesce(
-                "summary_low", inline.str.extract(r"(?:^|and )([^ ]*?), for low$", 1)
-            ),
-            board_index=pl.lit(0, dtype=pl.Int8),
-        )
+    showdowns = showdown_rows(
+        shows.unique(["hand", "player"], keep="first", maintain_order=True).join(
+            described, on=["hand", "player"], how="left"
+        ),
+        high_desc=pl.coalesce(
+            "summary_high",
+            inline.str.extract(r"^(.*?), for high(?: and .*)?$", 1),
+            pl.when(~inline.fill_null("").str.contains(", for low$")).then(inline),
+        ),
+        low_desc=pl.coalesce(
+            "summary_low", inline.str.extract(r"(?:^|and )([^ ]*?), for low$", 1)
+        ),
     )
 
     seats = seat_rows(lines, scale_of, SEAT, sitting_out=pl.col("flags").is_not_null())

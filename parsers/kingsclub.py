@@ -32,7 +32,7 @@ import polars as pl
 
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block, seat_lines, with_sitting_out
-from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
+from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows, unknown_lines
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
@@ -362,14 +362,9 @@ class _Block(Block):
 
     @staticmethod
     def _showdowns(acts: pl.DataFrame) -> pl.DataFrame:
-        return acts.filter(pl.col("kind") == "show").select(
-            "hand",
-            "line_no",
-            "player",
-            cards=cards_list(pl.col("cards")),
-            high_desc=pl.lit(None, dtype=pl.String),
-            low_desc=pl.lit(None, dtype=pl.String),
-            board_index=pl.lit(None, dtype=pl.Int8),
+        # No descriptions printed; a hand run twice is shown once for both boards.
+        return showdown_rows(
+            acts.filter(pl.col("kind") == "show"), cards_list(pl.col("cards")), board_index=None
         )
 
     # -- checks ------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ import polars as pl
 
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block, seat_lines, with_sitting_out
-from parsers.engine.assembly import HandTables, attach_hole_cards, unknown_lines
+from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows, unknown_lines
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
@@ -476,15 +476,7 @@ class _Block(Block):
 
     def _showdowns(self, lines: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
         shown = self._shown(lines).filter(pl.col("cards").is_not_null())
-        return shown.select(
-            "hand",
-            "line_no",
-            "player",
-            cards=cards_list(pl.col("cards"), separator=", "),
-            high_desc=pl.col("desc"),
-            low_desc=pl.lit(None, dtype=pl.String),
-            board_index=pl.lit(0, dtype=pl.Int8),
-        )
+        return showdown_rows(shown, cards_list(pl.col("cards"), separator=", "), high_desc="desc")
 
     # -- checks ------------------------------------------------------------------------------
 

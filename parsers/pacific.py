@@ -27,6 +27,7 @@ import numpy as np
 import polars as pl
 
 from parsers.columns import local_time_to_utc
+from parsers.engine.assembly import showdown_rows
 from parsers.engine.block_parts import (
     BlockParts,
     BlockPartsParser,
@@ -288,15 +289,12 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
             low_desc=pl.col("desc").filter(pl.col("half") == "Lo").first(),
         )
     )
-    showdowns = (
+    shown = (
         shows.filter(pl.col("verb") == "shows")
         .unique(["hand", "player"], keep="first", maintain_order=True)
         .join(described, on=["hand", "player"], how="left")
-        .select(
-            "hand", "line_no", "player", "cards", "high_desc", "low_desc",
-            board_index=pl.lit(0, dtype=pl.Int8),
-        )
     )
+    showdowns = showdown_rows(shown, high_desc="high_desc", low_desc="low_desc")
     collections = (
         kind_fields(lines, "collected", COLLECTED, "hand", "line_no")
         .join(scale_of, on="hand", how="left")

@@ -31,6 +31,7 @@ __all__ = [
     "complete_columns",
     "finish",
     "finish_files",
+    "showdown_rows",
     "unknown_lines",
 ]
 
@@ -345,6 +346,27 @@ def attach_hole_cards(
     flagged = heroes.unique().with_columns(is_hero=pl.lit(True))
     return seats.join(flagged, on=["hand", "player"], how="left").with_columns(
         is_hero=pl.col("is_hero").fill_null(False)
+    )
+
+
+def showdown_rows(
+    shows: pl.DataFrame,
+    cards: str | pl.Expr = "cards",
+    high_desc: str | pl.Expr | None = None,
+    low_desc: str | pl.Expr | None = None,
+    board_index: int | None = 0,
+) -> pl.DataFrame:
+    """`HandTables.showdowns` of the rows ``shows`` (``hand``, ``line_no``, ``player``): their
+    cards (card codes) and the hands' descriptions, null where the site prints none, and the
+    board they were shown for (null: every board of a hand run twice)."""
+    return shows.select(
+        "hand",
+        "line_no",
+        "player",
+        cards=cards,
+        high_desc=pl.lit(None, dtype=pl.String) if high_desc is None else high_desc,
+        low_desc=pl.lit(None, dtype=pl.String) if low_desc is None else low_desc,
+        board_index=pl.lit(board_index, dtype=pl.Int8),
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import polars as pl
 
 from parsers.columns import local_time_to_utc
+from parsers.engine.assembly import showdown_rows
 from parsers.engine.block_parts import (
     BlockParts,
     amount_value,
@@ -265,15 +266,12 @@ def legacy_parts(frame: pl.DataFrame) -> BlockParts:
         kind_fields(lines, "show_low", PARTY_SHOW_LOW, "hand")
         .unique(["hand", "player"], keep="first")
     )
-    showdowns = (
+    shown = (
         shows.filter(pl.col("verb") == "shows")
         .join(lows, on=["hand", "player"], how="left")
-        .select(
-            "hand", "line_no", "player", "cards",
-            high_desc=pl.when(pl.col("desc") != "").then(pl.col("desc")),
-            low_desc=pl.col("low"),
-            board_index=pl.lit(0, dtype=pl.Int8),
-        )
+    )
+    showdowns = showdown_rows(
+        shown, high_desc=pl.when(pl.col("desc") != "").then(pl.col("desc")), low_desc="low"
     )
 
     wins = (

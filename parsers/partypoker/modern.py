@@ -7,6 +7,7 @@ import polars as pl
 
 from parsers.columns import local_time_to_utc
 from parsers.engine.betting import ordered_actions
+from parsers.engine.assembly import showdown_rows
 from parsers.engine.block_parts import (
     EMPTY_CARDS,
     LIVE_KINDS,
@@ -464,14 +465,8 @@ def _summary_rows(results: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl
         board_index=pl.lit(0, dtype=pl.Int8),
     )
     shown = results.filter(pl.col("cards").is_not_null() & ~pl.col("folded"))
-    showdowns = shown.select(
-        "hand",
-        "line_no",
-        "player",
-        "cards",
-        high_desc=pl.when(pl.col("high_desc") != "").then(pl.col("high_desc")),
-        low_desc=pl.lit(None, dtype=pl.String),
-        board_index=pl.lit(0, dtype=pl.Int8),
+    showdowns = showdown_rows(
+        shown, high_desc=pl.when(pl.col("high_desc") != "").then(pl.col("high_desc"))
     )
     shows = shown.select(
         "hand", "line_no", sub=pl.lit(0), street="section", player="player",
