@@ -14,6 +14,7 @@ import zipfile
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -277,3 +278,22 @@ def test_duplicates_are_found_after_compaction(
     summary = ingest([tmp_path / "overlap.txt", tmp_path / "changed.txt"], root, workers=1)
     assert (summary.parsed, summary.duplicates, summary.rejected) == (10, 30, 1)
     assert_same_hands(root, union_dataset)
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    batches=st.lists(
+        st.lists(st.integers(-(2**63), 2**63 - 1) | st.integers(-5, 5), max_size=12),
+        max_size=40,
+    )
+)
+def test_the_key_index_finds_exactly_the_keys_added(batches: list[list[int]]) -> None:
+    index = duplicates._SortedKeys(np.zeros(0, dtype=np.int64))
+    added: set[int] = set()
+    for batch in batches:  # more batches than chunks kept apart: the merge runs too
+        keys = np.array(batch, dtype=np.int64)
+        assert index.contains(keys).tolist() == [key in added for key in batch]
+        index.add(keys)
+        added.update(batch)
+    probe = np.array(sorted(added) + [7, -7], dtype=np.int64)
+    assert index.contains(probe).tolist() == [int(key) in added for key in probe]
