@@ -76,6 +76,7 @@ STREETS = {"0": 0, "1": 0, "2": 1, "3": 2, "4": 3}
 BOARD_TYPES = ("Flop", "Turn", "River")
 _SESSION_GENERAL = re.compile(r"<general>.*?</general>", re.DOTALL)
 _WRAPPERS = re.compile(r"<\?xml[^>]*\?>|<session\b[^>]*>|</session>")
+_ISO_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}")
 DATE_FORMATS = (
     "%Y-%m-%d %H:%M:%S",
     "%d-%m-%Y %H:%M:%S",
@@ -90,6 +91,21 @@ def ipoker_amount(text: str | None, scale: int, what: str) -> int:
     """An iPoker amount (``€0.79``, ``$4.98``, ``1 500``, ``0,05``) in minor units."""
     if text is None:
         raise HandProblem(f"missing amount ({what})")
+    value = _known_amount(text, scale)
+    return value if value is not None else _amount(text, scale, what)
+
+
+# A session repeats a few dozen amounts (stakes, stacks, bets); bounded for hostile tokens.
+@functools.lru_cache(maxsize=4096)
+def _known_amount(text: str, scale: int) -> int | None:
+    """The amount of ``text``, or None when it is unreadable (`_amount` then says why)."""
+    try:
+        return _amount(text, scale, "")
+    except HandProblem:
+        return None
+
+
+def _amount(text: str, scale: int, what: str) -> int:
     cleaned = _NOT_AMOUNT.sub("", text)
     if "," in cleaned and "." not in cleaned and _DECIMAL_COMMA.fullmatch(cleaned):
         cleaned = cleaned.replace(",", ".")  # a decimal comma
@@ -148,6 +164,21 @@ class IPokerParser(XmlHandParser):
         return _read(root, session)
 
 
+def _start_time(text: str) -> datetime | None:
+    """A printed start time as UTC; None when no known form reads it."""
+    if _ISO_TIME.fullmatch(text):  # the common form, and strptime costs 15 µs a call
+        try:
+            return datetime.fromisoformat(text).replace(tzinfo=UTC)
+        except ValueError:
+            return None
+    for date_format in DATE_FORMATS:
+        try:
+            return datetime.strptime(text, date_format).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
+
+
 def _read(root: Element, session: dict[str, str]) -> HandRecord:
     hand_id = attribute(root, "gamecode") or ""
     found = _GAMETYPE.match(session.get("gametype", ""))
@@ -167,13 +198,7 @@ def _read(root: Element, session: dict[str, str]) -> HandRecord:
     if general is None:
         raise HandProblem("truncated hand: no <general>")
     started_text = (general.findtext("startdate") or "").strip()
-    started_at = None
-    for date_format in DATE_FORMATS:
-        try:
-            started_at = datetime.strptime(started_text, date_format).replace(tzinfo=UTC)
-            break
-        except ValueError:
-            continue
+    started_at = _start_time(started_text)
     if started_at is None:
         raise HandProblem(f"unreadable start time {started_text[:30]!r}")
 

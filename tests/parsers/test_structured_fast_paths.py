@@ -156,3 +156,44 @@ def test_repeated_one_hand_documents_are_each_read() -> None:
     for name in ("actions", "seats", "collections", "showdowns"):
         table = thrice.tables[name]
         assert table.num_rows == 3 * once.tables[name].num_rows
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2011-08-04 04:49:36",
+        "2011-02-29 04:49:36",  # not a leap year
+        "2012-02-29 23:59:59",
+        "0000-01-01 00:00:00",
+        "2011-08-04 24:00:00",
+        "2011-08-04 04:60:00",
+        "04-08-2011 04:49:36",
+        "2011-08-04 04:49",
+        "2011-08-04T04:49:36",
+        "2011-08-04 04:49:36.5",
+    ],
+)
+def test_ipoker_start_time_shortcut(text: str) -> None:
+    """The ISO shortcut reads what strptime's list of forms reads, and refuses what it refuses."""
+    from datetime import UTC, datetime
+
+    from parsers.ipoker import DATE_FORMATS, _start_time
+
+    expected = None
+    for date_format in DATE_FORMATS:
+        try:
+            expected = datetime.strptime(text, date_format).replace(tzinfo=UTC)
+            break
+        except ValueError:
+            continue
+    assert _start_time(text) == expected
+
+
+def test_ipoker_amount_cache_keeps_each_message() -> None:
+    """A cached unreadable amount still says which field it was read for, every time."""
+    from parsers.ipoker import ipoker_amount
+
+    for what in ("chips", "win", "chips"):
+        with pytest.raises(HandProblem, match=rf"'x' \({what}\)"):
+            ipoker_amount("x", 100, what)
+    assert [ipoker_amount("$0.05", scale, "t") for scale in (100, 100, 1000)] == [5, 5, 50]
