@@ -206,6 +206,30 @@ def test_mixed_rotation_keeps_only_omaha_hi_lo() -> None:
 
 
 @needs_corpus
+def test_other_games_skipped_from_their_opening_tag_as_by_a_full_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The shortcut that skips another game of a rotation by its ``multigametype`` alone gives
+    the tables the whole element's read gives; a damaged game of another kind is that game."""
+    from parsers import merge
+
+    shortcut = parse_file(HORSE)
+    monkeypatch.setattr(merge, "_MULTIGAME_CODE", re.compile("(?!)"))
+    full = parse_file(HORSE)
+    monkeypatch.undo()
+    assert shortcut.skipped == full.skipped == 24
+    for name in full.tables:
+        assert shortcut.tables[name].equals(full.tables[name]), name
+
+    text = (CORPUS / HORSE).read_text()
+    stud = re.search(r'<game [^>]*multigametype="(?:38|39|41|42)"[^>]*>', text)
+    assert stud is not None
+    damaged = text.replace(stud[0], stud[0] + "<round", 1)
+    result = parse_bytes(MergeParser(), damaged.encode(), "damaged.xml")
+    assert (result.parsed, result.skipped, result.rejected) == (4, 24, 0)
+
+
+@needs_corpus
 def test_streaming_in_small_blocks_keeps_counts_and_context(tmp_path: Path) -> None:
     """Cut into 16 KiB blocks, the later blocks have no <description>: the file's context is
     remembered, and every hand is still found once."""
