@@ -169,10 +169,8 @@ class _Block(Block):
         actions = self._actions(acts, hands)
         collections = self._collections(acts)
         showdowns = self._showdowns(acts, seats)
-        return HandTables(
-            site=SITE,
-            source_file=self.source_file,
-            frame=self.frame,
+        return self.assemble(
+            lines,
             headers=headers,
             hands=hands,
             seats=seats,

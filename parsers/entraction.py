@@ -34,7 +34,7 @@ import polars as pl
 
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block, seat_fields, with_sitting_out
-from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows, unknown_lines
+from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
@@ -122,6 +122,8 @@ LINE_FORMS = (
 class _Block(Block):
     """One parse of a block of lines: the site's own decoding, handed to `finish`."""
 
+    unknown_kind = KIND_UNKNOWN
+
     def tables(self) -> HandTables:
         headers = self._headers()
         candidates = headers.filter(pl.col("header_ok") & pl.col("is_o8"))
@@ -159,17 +161,14 @@ class _Block(Block):
         )
         hands = self._hands(candidates, lines, acts, seats, rake_rows, collections)
         showdowns = showdown_rows(acts.filter(pl.col("kind") == "show"), "card_codes")
-        return HandTables(
-            site=SITE,
-            source_file=self.source_file,
-            frame=self.frame,
+        return self.assemble(
+            lines,
             headers=headers,
             hands=hands,
             seats=seats,
             actions=actions,
             collections=collections,
             showdowns=showdowns,
-            unknown_lines=unknown_lines(lines, pl.col("kind") == KIND_UNKNOWN),
             reasons=[
                 self._hand_problems(hands),
                 self._street_problems(lines),

@@ -33,7 +33,7 @@ import polars as pl
 
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block, seat_lines, with_sitting_out
-from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows, unknown_lines
+from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify, kind_fields
@@ -140,6 +140,8 @@ MONTHS = {
 class _Block(Block):
     """One parse of a block of lines: the site's own decoding, handed to `finish`."""
 
+    unknown_kind = KIND_UNKNOWN
+
     def tables(self) -> HandTables:
         lines = self._classify(self.frame.filter(pl.col("hand") >= 0))
         headers = self._headers(lines)
@@ -150,17 +152,14 @@ class _Block(Block):
         collections = self._collections(lines)
         actions = self._actions(lines, seats, collections, hands)
         showdowns = self._showdowns(lines, seats)
-        return HandTables(
-            site=SITE,
-            source_file=self.source_file,
-            frame=self.frame,
+        return self.assemble(
+            lines,
             headers=headers,
             hands=hands,
             seats=seats,
             actions=actions,
             collections=collections,
             showdowns=showdowns,
-            unknown_lines=unknown_lines(lines, pl.col("kind") == KIND_UNKNOWN),
             reasons=[
                 self._hand_problems(hands, lines),
                 self._result_problems(lines, seats),

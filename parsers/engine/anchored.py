@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import polars as pl
 
 from parsers.columns import money
-from parsers.engine.assembly import HandTables
+from parsers.engine.assembly import HandTables, unknown_lines
 from parsers.engine.file_batches import FileBatchParser
 from parsers.engine.line_forms import kind_fields
 from parsers.engine.lines import line_frame
@@ -20,9 +20,12 @@ __all__ = ["AnchoredParser", "Block", "seat_fields", "seat_lines", "with_sitting
 class Block:
     """One parse of a block of lines by a site: its decoding, handed to `finish` as `HandTables`."""
 
-    def __init__(self, frame: pl.DataFrame, source_file: str) -> None:
+    unknown_kind: ClassVar[int]  # the kind its classification gives a line no form reads
+
+    def __init__(self, frame: pl.DataFrame, source_file: str, site: str) -> None:
         self.frame = frame
         self.source_file = source_file
+        self.site = site
 
     def candidate_lines(self, candidates: pl.DataFrame, *columns: str | pl.Expr) -> pl.DataFrame:
         """The lines of the hands in ``candidates``, with its ``columns`` (``money_scale``...)."""
@@ -32,6 +35,14 @@ class Block:
 
     def tables(self) -> HandTables:
         raise NotImplementedError
+
+    def assemble(self, lines: pl.DataFrame, **parts: Any) -> HandTables:
+        """The block's `HandTables` from its ``parts`` (``headers``, ``hands``… ``reasons``):
+        the ``lines`` of `unknown_kind` are its unknown lines, unless the site gives its own
+        ``unknown_lines``."""
+        if "unknown_lines" not in parts:
+            parts["unknown_lines"] = unknown_lines(lines, pl.col("kind") == self.unknown_kind)
+        return HandTables(site=self.site, source_file=self.source_file, frame=self.frame, **parts)
 
 
 class AnchoredParser(FileBatchParser):
@@ -50,7 +61,7 @@ class AnchoredParser(FileBatchParser):
         self, lines: pl.Series, offsets: np.ndarray, starts: np.ndarray, source_file: str
     ) -> HandTables:
         """The site's decoding of a block of whole hands."""
-        return self.block(line_frame(lines, offsets, starts), source_file).tables()
+        return self.block(line_frame(lines, offsets, starts), source_file, self.site).tables()
 
 
 def seat_fields(rows: pl.DataFrame) -> pl.DataFrame:
