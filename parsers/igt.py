@@ -25,7 +25,6 @@ printed pot. IGT's own are its card ids (`igt_card`), its JSON shapes and its pr
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from decimal import Decimal
@@ -37,7 +36,13 @@ import polars as pl
 from parsers.base import ParseResult
 from parsers.columns import CARD_CODES, RANKS
 from parsers.engine.boss_schema import read_boss_hand
-from parsers.engine.structured import HandProblem, HandRecord, XmlHandParser, small_number
+from parsers.engine.structured import (
+    HandProblem,
+    HandRecord,
+    XmlHandParser,
+    cached_when_short,
+    small_number,
+)
 from parsers.engine.xml_safe import MAX_DEPTH
 from pipeline.profiles import SiteProfile
 
@@ -300,13 +305,13 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-@functools.lru_cache(maxsize=4096)  # a file repeats the same few keys; bounded for hostile ones
+@cached_when_short(64, maxsize=4096)  # a file repeats the same few keys
 def _boss_name(key: str) -> str:
     # IGT's "gameType" names the game (OMAHAHILO), not Boss's real/play GAMETYPE.
     return "IGT_GAMETYPE" if key.lower() == "gametype" else key.upper()
 
 
-@functools.lru_cache(maxsize=4096)  # a file repeats the same few keys; bounded for hostile ones
+@cached_when_short(64, maxsize=4096)  # a file repeats the same few keys
 def _attribute_name(key: str) -> str | None:
     """The Boss name of an item's key; None for the nested ``cards`` and ``results``."""
     return None if key.lower() in ("cards", "results") else _boss_name(key)

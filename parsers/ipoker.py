@@ -28,7 +28,6 @@ What iPoker writes, and so what this parser records:
 
 from __future__ import annotations
 
-import functools
 import re
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -40,6 +39,7 @@ from parsers.engine.structured import (
     SkippedGame,
     XmlHandParser,
     all_in_row,
+    cached_when_short,
     card,
     check_board,
     collection_row,
@@ -95,8 +95,7 @@ def ipoker_amount(text: str | None, scale: int, what: str) -> int:
     return value if value is not None else _amount(text, scale, what)
 
 
-# A session repeats a few dozen amounts (stakes, stacks, bets); bounded for hostile tokens.
-@functools.lru_cache(maxsize=4096)
+@cached_when_short(64, maxsize=4096)  # a session repeats a few dozen amounts
 def _known_amount(text: str, scale: int) -> int | None:
     """The amount of ``text``, or None when it is unreadable (`_amount` then says why)."""
     try:
@@ -116,7 +115,7 @@ _NOT_AMOUNT = re.compile(r"[^\d.,]")
 _DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
 
 
-@functools.lru_cache(maxsize=1024)  # 52 cards in a few spellings; bounded for hostile tokens
+@cached_when_short(16)  # 52 cards in a few spellings
 def ipoker_card(token: str) -> int | None:
     """``DK`` → Kd, ``C10`` → Tc; None for ``X`` or an unreadable token."""
     token = token.strip()

@@ -31,7 +31,6 @@ What Merge writes, and so what this parser records (site-formats.md, "Merge / Ca
 
 from __future__ import annotations
 
-import functools
 import re
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -44,6 +43,7 @@ from parsers.engine.structured import (
     SkippedGame,
     XmlHandParser,
     all_in_row,
+    cached_when_short,
     card,
     check_board,
     collection_row,
@@ -413,7 +413,7 @@ class _Hand:
         return [all_in_row(row, amount)]
 
 
-@functools.lru_cache(maxsize=1024)  # 52 cards in a few spellings; bounded for hostile tokens
+@cached_when_short(16)  # 52 cards in a few spellings
 def _card(token: str) -> int | None:
     token = token.strip()
     return card(token[:-1], token[-1:]) if len(token) >= 2 else None

@@ -25,7 +25,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar
 from xml.etree.ElementTree import Element
 
 import numpy as np
@@ -47,6 +48,7 @@ __all__ = [
     "SkippedGame",
     "XmlHandParser",
     "all_in_row",
+    "cached_when_short",
     "card",
     "check_board",
     "collection_row",
@@ -64,6 +66,30 @@ _PLAIN_AMOUNT = re.compile(r"([0-9]+)(?:\.([0-9]*))?")
 # Raw text kept in a reject row for a hand too large to be one (the rest is in the file).
 _REJECT_TEXT_CHARS = 4000
 _CONTEXTS_KEPT = 64  # files whose context is remembered (a file's blocks arrive in order)
+
+
+_Result = TypeVar("_Result")
+
+
+def cached_when_short(
+    longest: int, maxsize: int = 1024
+) -> Callable[[Callable[..., _Result]], Callable[..., _Result]]:
+    """`functools.lru_cache` for a function of a text (and more arguments) that a file repeats
+    (cards, amounts, keys), for texts of at most ``longest`` characters: a longer one is
+    computed each time, so hostile input (a 1 MiB token) cannot make the cache hold more than
+    ``maxsize × longest`` characters."""
+
+    def decorate(function: Callable[..., _Result]) -> Callable[..., _Result]:
+        cached = functools.lru_cache(maxsize=maxsize)(function)
+
+        @functools.wraps(function)
+        def call(text: str, *rest: Any) -> _Result:
+            return cached(text, *rest) if len(text) <= longest else function(text, *rest)
+
+        call.cache_info = cached.cache_info  # type: ignore[attr-defined]
+        return call
+
+    return decorate
 
 
 class HandProblem(ValueError):

@@ -197,3 +197,38 @@ def test_ipoker_amount_cache_keeps_each_message() -> None:
         with pytest.raises(HandProblem, match=rf"'x' \({what}\)"):
             ipoker_amount("x", 100, what)
     assert [ipoker_amount("$0.05", scale, "t") for scale in (100, 100, 1000)] == [5, 5, 50]
+
+
+def test_caches_of_input_texts_keep_only_short_ones() -> None:
+    """A long hostile token is read as without the cache and never stored in it; the caches
+    of the structured readers are all bounded that way."""
+    from parsers import igt, ipoker, merge
+    from parsers.engine.structured import cached_when_short
+
+    calls: list[str] = []
+
+    @cached_when_short(4, maxsize=8)
+    def length(text: str, extra: int) -> int:
+        calls.append(text)
+        return len(text.strip()) + extra
+
+    assert [length("ab", 1), length("ab", 1), length(" " * 100 + "x", 0)] == [3, 3, 1]
+    assert length(" " * 100 + "x", 0) == 1
+    assert calls == ["ab", " " * 100 + "x", " " * 100 + "x"]
+    assert length.cache_info().currsize == 1  # type: ignore[attr-defined]
+
+    padded_king = "D" + " " * 2_000 + "K"  # strips to a readable card
+    assert ipoker.ipoker_card(padded_king) == ipoker.ipoker_card("DK")
+    before = ipoker.ipoker_card.cache_info().currsize  # type: ignore[attr-defined]
+    ipoker.ipoker_card("H" + " " * 5_000 + "Q")
+    assert ipoker.ipoker_card.cache_info().currsize == before  # type: ignore[attr-defined]
+    long_text = "9" * 100_000
+    for cached, rest in (
+        (ipoker._known_amount, (100,)),
+        (merge._card, ()),
+        (igt._boss_name, ()),
+        (igt._attribute_name, ()),
+    ):
+        before = cached.cache_info().currsize  # type: ignore[attr-defined]
+        cached(long_text, *rest)
+        assert cached.cache_info().currsize == before, cached  # type: ignore[attr-defined]
