@@ -26,6 +26,7 @@ __all__ = [
     "literal",
     "lines_with",
     "money_cents",
+    "money_of_lines",
     "series_bytes",
     "starts_with",
     "strings_array",
@@ -214,6 +215,21 @@ def money_cents(data: np.ndarray, start: int, end: int) -> tuple[int, bool]:
     if i != end:
         return NO_VALUE, False
     return value * 100 + cents, cents != 0
+
+
+@numba.njit(cache=True)
+def money_of_lines(data: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`money_cents` of every line: ``(cents, has_cents)``, cents -1 where it refuses the
+    text (or the line's span lies outside ``data``)."""
+    count = max(offsets.shape[0] - 1, 0)
+    cents = np.full(count, NO_VALUE, dtype=np.int64)
+    has_cents = np.zeros(count, dtype=np.bool_)
+    size = data.shape[0]
+    for row in range(count):
+        start, end = offsets[row], offsets[row + 1]
+        if 0 <= start <= end <= size:
+            cents[row], has_cents[row] = money_cents(data, start, end)
+    return cents, has_cents
 
 
 @numba.njit(cache=True)

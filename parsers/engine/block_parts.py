@@ -19,7 +19,7 @@ from typing import ClassVar
 import numpy as np
 import polars as pl
 
-from parsers.columns import cards_list, money
+from parsers.columns import cards_list, money_by_expressions, money_with_fast_path
 from parsers.engine.assembly import HandTables, attach_hole_cards
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.file_batches import FileBatchParser
@@ -61,12 +61,17 @@ def sections(frame: pl.DataFrame, codes: pl.Series, reset_value: int) -> pl.Seri
 
 def amount_value(text: pl.Expr, scale: pl.Expr | int) -> pl.Expr:
     """``$ 0.48 USD``, ``$1,049``, ``640 chips``, ``1,459.13`` → minor units (null if unreadable)."""
+    return money_with_fast_path(text, scale, _spaced_amount_value)
+
+
+def _spaced_amount_value(text: pl.Expr, scale: pl.Expr) -> pl.Expr:
+    """`amount_value` of a text with spaces (the compiled reading refuses any)."""
     cleaned = (
         text.str.strip_chars()
         .str.replace(r"^([$€£]) +", "${1}")
         .str.replace(r" +(?:chips|Chips)$", "")
     )
-    return money(cleaned, scale)
+    return money_by_expressions(cleaned, scale)
 
 
 def card_codes(text: pl.Expr) -> pl.Expr:

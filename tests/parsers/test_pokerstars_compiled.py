@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from parsers.pokerstars import compiled_reader as compiled
 from parsers.byte_kernels import card_list, literal, money_cents, split_lines, strings_array
-from parsers.columns import cards_list, money
+from parsers.columns import cards_list, money_by_expressions
 from parsers.pokerstars import HAND_START, PokerStarsParser, parse_with_block_parser
 from parsers.text import UnreadableFile, decode_lines, decode_text
 from pipeline.generate import generate
@@ -127,11 +127,11 @@ AMOUNT_TEXT = st.text(alphabet="0123456789,.$€£₹ -ab", max_size=14)
 @settings(deadline=None, max_examples=400)
 @given(texts=st.lists(AMOUNT_TEXT, min_size=1, max_size=20))
 def test_money_cents_reads_what_money_reads(texts: list[str]) -> None:
-    """Where the compiled reader reads an amount, it is the amount ``money`` reads at both
+    """Where the compiled reader reads an amount, it is the amount the expressions read at both
     scales (a fractional chip amount is refused by the caller)."""
     data, offsets = _buffer(texts)
     for scale in (100, 1):
-        expected = pl.select(money(pl.Series(texts), scale)).to_series().to_list()
+        expected = pl.select(money_by_expressions(pl.Series(texts), scale)).to_series().to_list()
         for index in range(len(texts)):
             value, fractional = money_cents(data, int(offsets[index]), int(offsets[index + 1]))
             if value < 0:

@@ -1,0 +1,50 @@
+"""The compiled reading of amounts (`columns.money`, `block_parts.amount_value`) gives what
+the polars string expressions it replaced give, on any text, scale and null."""
+
+from __future__ import annotations
+
+import polars as pl
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parsers.columns import money, money_by_expressions
+from parsers.engine.block_parts import _spaced_amount_value, amount_value
+
+TEXT = st.none() | st.text(alphabet="0123456789,.$€£₹ -aUSDchips", max_size=16)
+SCALE = st.sampled_from([100, 1, None])
+
+
+@settings(deadline=None, max_examples=300)
+@given(rows=st.lists(st.tuples(TEXT, SCALE), min_size=1, max_size=30))
+def test_compiled_amounts_equal_the_expressions(rows: list[tuple[str | None, int | None]]) -> None:
+    frame = pl.DataFrame(
+        {"amount": [text for text, _ in rows], "scale": [scale for _, scale in rows]},
+        schema={"amount": pl.String, "scale": pl.Int64},
+    )
+    text, scale = pl.col("amount"), pl.col("scale")
+    read = frame.select(money=money(text, scale), value=amount_value(text, scale))
+    expected = frame.select(
+        money=money_by_expressions(text, scale), value=_spaced_amount_value(text, scale)
+    )
+    assert read.equals(expected)
+
+
+def test_compiled_amounts_in_the_places_parsers_use_them() -> None:
+    """A column name kept, a literal scale, a grouped aggregation, and texts only the
+    expressions read (spaces, a currency code) beside ones the kernel reads."""
+    frame = pl.DataFrame(
+        {"hand": [1, 1, 2, 2], "amount": ["$1,049", "$ 0.48 USD", "640 chips", None]}
+    )
+    assert frame.select(money(pl.col("amount"), 100)).columns == ["amount"]
+    values = frame.select(amount_value(pl.col("amount"), 100)).to_series().to_list()
+    assert values == [104900, 48, 64000, None]
+    assert frame.select(money(pl.col("amount"), 100)).to_series().to_list() == [
+        104900,
+        None,
+        None,
+        None,
+    ]
+    largest = frame.group_by("hand", maintain_order=True).agg(
+        top=amount_value(pl.col("amount"), 1).max()
+    )
+    assert largest["top"].to_list() == [1049, 640]  # in chips "$ 0.48 USD" is too precise
