@@ -218,18 +218,38 @@ def money_cents(data: np.ndarray, start: int, end: int) -> tuple[int, bool]:
 
 
 @numba.njit(cache=True)
-def money_of_lines(data: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`money_cents` of every line: ``(cents, has_cents)``, cents -1 where it refuses the
-    text (or the line's span lies outside ``data``)."""
+def money_of_lines(
+    data: np.ndarray, offsets: np.ndarray, chips_suffix: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """`money_cents` of every line, after an ISO currency code (`` USD``) and, with
+    ``chips_suffix``, a `` chips`` or `` Chips`` before it: ``(cents, has_cents)``, cents -1
+    where it refuses the text (or the line's span lies outside ``data``)."""
     count = max(offsets.shape[0] - 1, 0)
     cents = np.full(count, NO_VALUE, dtype=np.int64)
     has_cents = np.zeros(count, dtype=np.bool_)
     size = data.shape[0]
     for row in range(count):
         start, end = offsets[row], offsets[row + 1]
-        if 0 <= start <= end <= size:
-            cents[row], has_cents[row] = money_cents(data, start, end)
+        if not 0 <= start <= end <= size:
+            continue
+        if chips_suffix and end - start >= 6 and data[end - 6] == 0x20:
+            if (data[end - 5] == 0x63 or data[end - 5] == 0x43) and starts_with(
+                data, end - 4, end, _HIPS
+            ):
+                end -= 6
+        if end - start >= 4 and data[end - 4] == 0x20:
+            if _is_upper(data[end - 3]) and _is_upper(data[end - 2]) and _is_upper(data[end - 1]):
+                end -= 4
+        cents[row], has_cents[row] = money_cents(data, start, end)
     return cents, has_cents
+
+
+_HIPS = np.frombuffer(b"hips", dtype=np.uint8).copy()
+
+
+@numba.njit(cache=True)
+def _is_upper(byte: int) -> bool:
+    return 0x41 <= byte <= 0x5A
 
 
 @numba.njit(cache=True)

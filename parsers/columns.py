@@ -136,9 +136,12 @@ def money(text: pl.Expr, scale: pl.Expr | int) -> pl.Expr:
 
 
 def money_with_fast_path(
-    text: pl.Expr, scale: pl.Expr | int, reference: Callable[[pl.Expr, pl.Expr], pl.Expr]
+    text: pl.Expr,
+    scale: pl.Expr | int,
+    reference: Callable[[pl.Expr, pl.Expr], pl.Expr],
+    chips_suffix: bool = False,
 ) -> pl.Expr:
-    """``reference(text, scale)``, read in compiled code where `byte_kernels.money_cents`
+    """``reference(text, scale)``, read in compiled code where `byte_kernels.money_of_lines`
     reads the text (plain amounts: nearly every one a site prints); the texts it refuses are
     left to ``reference``, which must give what the kernel gives on every text it reads.
 
@@ -151,7 +154,7 @@ def money_with_fast_path(
         texts = fields.struct.field(fields.struct.fields[0]).cast(pl.String)
         scales = fields.struct.field(_SCALE_FIELD)
         data, offsets = byte_kernels.series_bytes(texts)
-        cents, has_cents = byte_kernels.money_of_lines(data, offsets)
+        cents, has_cents = byte_kernels.money_of_lines(data, offsets, chips_suffix)
         in_cents = (scales == 100).fill_null(False).to_numpy()
         values = np.where(in_cents, cents, cents // 100)
         valid = (cents >= 0) & (in_cents | ~has_cents)

@@ -22,6 +22,7 @@ def warm() -> None:
     offsets = np.frombuffer(offsets.tobytes(), dtype=np.int64)
     spans = np.zeros(1, dtype=np.int64)
     byte_kernels.gather_strings(data, spans, spans)
+    byte_kernels.money_of_lines(data, offsets, True)
     compiled_reader.scan(data, offsets, np.ones(1, dtype=np.bool_), np.ones(1, dtype=np.bool_))
     compiled_reader.positions(
         np.zeros(1, dtype=np.int32), spans, np.zeros(1, dtype=np.bool_), np.ones(1, dtype=np.int16)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipeline.row_runs import number_in_run
+
 __all__ = ["POSITION_LABELS", "assign_positions", "labels_after_button"]
 
 # Labels of the seats between the big blind and the button, first to act first.
@@ -54,12 +56,20 @@ def assign_positions(seats: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
             clockwise=(pl.col("seat").cast(pl.Int32) - pl.col("button_seat").cast(pl.Int32) - 1)
             % 256
         )
+        # Sorted, a seat's place after the button is its number in the hand's run of rows
+        # (ties keep their order, as an ordinal rank does), without windows over the hand.
+        .sort("hand", "clockwise", nulls_last=True, maintain_order=True)
         .with_columns(
-            order=pl.col("clockwise").rank("ordinal").over("hand").cast(pl.UInt32) - 1,
-            players=pl.len().over("hand").cast(pl.UInt32),
-            button_dealt=(pl.col("seat") == pl.col("button_seat")).any().over("hand"),
+            order=pl.when(pl.col("clockwise").is_not_null()).then(
+                number_in_run("hand").cast(pl.UInt32)
+            )
         )
     )
+    per_hand = dealt.group_by("hand").agg(
+        players=pl.len().cast(pl.UInt32),
+        button_dealt=(pl.col("seat") == pl.col("button_seat")).any(),
+    )
+    dealt = dealt.join(per_hand, on="hand", how="left")
     # With a dead button the last dealt seat is not the button; shift labels so the blinds stay.
     labelled = dealt.join(POSITION_LABELS, on=["players", "order"], how="left").with_columns(
         position=pl.when(

@@ -26,6 +26,7 @@ from parsers.engine.file_batches import FileBatchParser
 from parsers.engine.line_forms import kind_fields
 from parsers.engine.lines import forward_fill, in_printed_order, line_frame
 from pipeline.profiles import SiteProfile
+from pipeline.row_runs import run_starts
 
 __all__ = [
     "EMPTY_CARDS",
@@ -61,11 +62,11 @@ def sections(frame: pl.DataFrame, codes: pl.Series, reset_value: int) -> pl.Seri
 
 def amount_value(text: pl.Expr, scale: pl.Expr | int) -> pl.Expr:
     """``$ 0.48 USD``, ``$1,049``, ``640 chips``, ``1,459.13`` → minor units (null if unreadable)."""
-    return money_with_fast_path(text, scale, _spaced_amount_value)
+    return money_with_fast_path(text, scale, _spaced_amount_value, chips_suffix=True)
 
 
 def _spaced_amount_value(text: pl.Expr, scale: pl.Expr) -> pl.Expr:
-    """`amount_value` of a text with spaces (the compiled reading refuses any)."""
+    """`amount_value` in string expressions: the reference of the compiled reading."""
     cleaned = (
         text.str.strip_chars()
         .str.replace(r"^([$€£]) +", "${1}")
@@ -134,14 +135,22 @@ def _mark_all_ins(actions: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
         .otherwise(0)
     )
     stacks = seats.select("hand", "player", "stack_start").unique(["hand", "player"])
+    # A running sum per player, as cumulative sums over the rows sorted by player (a window
+    # over two keys costs twice as much).
+    total = pl.col("signed").cum_sum()
+    before = pl.when(run_starts("hand", "player")).then(total - pl.col("signed")).forward_fill()
     return (
-        actions.with_columns(put_in=signed.cum_sum().over("hand", "player", order_by="seq"))
+        actions.with_row_index("row")
+        .with_columns(signed=signed)
+        .sort("hand", "player", "seq", maintain_order=True)
+        .with_columns(put_in=total - before)
         .join(stacks, on=["hand", "player"], how="left")
         .with_columns(
             is_all_in=pl.col("is_all_in")
             | (money_in & (pl.col("stack_start") > 0) & (pl.col("put_in") == pl.col("stack_start")))
         )
-        .drop("put_in", "stack_start")
+        .sort("row")
+        .drop("row", "signed", "put_in", "stack_start")
     )
 
 

@@ -6,8 +6,15 @@ import numpy as np
 import polars as pl
 
 from parsers.columns import TIME_ZONES
+from pipeline.row_runs import number_in_run
 
-__all__ = ["fill_from_rows", "forward_fill", "in_printed_order", "line_frame", "local_to_utc"]
+__all__ = [
+    "fill_from_rows",
+    "forward_fill",
+    "in_printed_order",
+    "line_frame",
+    "local_to_utc",
+]
 
 # The order a hand printed its rows in: their line, then their place among the rows one line
 # holds (a "posts small & big blinds" line is a dead and a live post).
@@ -40,7 +47,7 @@ def in_printed_order(rows: pl.DataFrame) -> pl.DataFrame:
     """
     order = [column for column in PRINTED_ORDER if column in rows.columns]
     return rows.sort(*order, nulls_last=True, maintain_order=True).with_columns(
-        seq=pl.int_range(pl.len()).over("hand").cast(pl.Int32)
+        seq=number_in_run("hand").cast(pl.Int32)
     )
 
 

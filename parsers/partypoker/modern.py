@@ -101,7 +101,11 @@ def modern_hand_numbers(frame: pl.DataFrame) -> pl.DataFrame:
     """Hands (``hand``) whose history line is followed by a 2023-layout header."""
     return (
         frame.filter(pl.col("hand") >= 0)
-        .with_columns(next_line=pl.col("line").shift(-1).over("hand"))
+        .with_columns(  # the next line of the hand: its lines are consecutive rows
+            next_line=pl.when(pl.col("hand").shift(-1) == pl.col("hand")).then(
+                pl.col("line").shift(-1)
+            )
+        )
         .filter(
             pl.col("line").str.contains(HISTORY_LINE)
             & pl.col("next_line").fill_null("").str.contains(_MODERN_SHAPE)

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from parsers.columns import money, money_by_expressions
 from parsers.engine.block_parts import _spaced_amount_value, amount_value
 
-TEXT = st.none() | st.text(alphabet="0123456789,.$€£₹ -aUSDchips", max_size=16)
+PIECES = ["1", "0", "9", ",", ".", "$", "€", "£", "₹", " ", "-", "a", "USD", "US", " chips", "Chips"]
+TEXT = st.none() | st.lists(st.sampled_from(PIECES), max_size=8).map("".join)
 SCALE = st.sampled_from([100, 1, None])
 
 
@@ -35,6 +36,11 @@ def test_compiled_amounts_in_the_places_parsers_use_them() -> None:
     frame = pl.DataFrame(
         {"hand": [1, 1, 2, 2], "amount": ["$1,049", "$ 0.48 USD", "640 chips", None]}
     )
+    more = pl.Series(["$99 USD", "1,000 Chips", "5 chips USD", "5 USD chips", "5 usd", "5 "])
+    assert pl.select(amount_value(more, 100)).to_series().to_list() == [
+        9900, 100000, None, 500, None, 500,
+    ]
+    assert pl.select(money(more, 100)).to_series().to_list() == [9900] + [None] * 5
     assert frame.select(money(pl.col("amount"), 100)).columns == ["amount"]
     values = frame.select(amount_value(pl.col("amount"), 100)).to_series().to_list()
     assert values == [104900, 48, 64000, None]
