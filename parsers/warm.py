@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from parsers import byte_kernels
+from parsers.engine import kernels
 from parsers.pokerstars import compiled_header, compiled_reader
 
 
@@ -23,6 +24,9 @@ def warm() -> None:
     spans = np.zeros(1, dtype=np.int64)
     byte_kernels.gather_strings(data, spans, spans)
     byte_kernels.money_of_lines(data, offsets, True)
+    kernels.highest_before(
+        np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.int64)
+    )
     compiled_reader.scan(data, offsets, np.ones(1, dtype=np.bool_), np.ones(1, dtype=np.bool_))
     compiled_reader.positions(
         np.zeros(1, dtype=np.int32), spans, np.zeros(1, dtype=np.bool_), np.ones(1, dtype=np.int16)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from parsers.engine.kernels import highest_before as highest_before_in_street
 from parsers.engine.kernels import street_totals
 from parsers.engine.lines import in_printed_order
 
@@ -80,9 +81,22 @@ def settle_all_in_kinds(actions: pl.DataFrame, undecided: pl.Expr) -> pl.DataFra
     Run after `street_amounts`: the row bets into an unopened street, calls up to the street's
     highest total so far, or raises above it.
     """
-    highest_before = (
-        pl.col("to_amount").fill_null(0).cum_max().shift(1, fill_value=0).over("hand", "street")
-    )
+    highest_before: pl.Expr | pl.Series
+    street = actions["street"]
+    hand = actions["hand"]
+    readable = hand.null_count() == 0 and hand.is_sorted()
+    if readable and street.drop_nulls().is_between(PREFLOP, RIVER).all():
+        highest_before = pl.Series(
+            highest_before_in_street(
+                hand.to_numpy(),
+                street.fill_null(-1).to_numpy(),
+                actions["to_amount"].fill_null(0).to_numpy(),
+            )
+        )
+    else:  # the window the kernel computes, over a frame it cannot read
+        highest_before = (
+            pl.col("to_amount").fill_null(0).cum_max().shift(1, fill_value=0).over("hand", "street")
+        )
     return actions.with_columns(
         kind=pl.when(undecided)
         .then(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["street_totals"]
+__all__ = ["highest_before", "street_totals"]
 
 _MAX_PLAYERS_PER_STREET = 64
 
@@ -60,3 +60,28 @@ def street_totals(
             running[slot] = before + amount[row]
         to_amount[row] = running[slot]
     return to_amount, added
+
+
+@numba.njit(cache=True)
+def highest_before(hand: np.ndarray, street: np.ndarray, to_amount: np.ndarray) -> np.ndarray:
+    """Per row, the highest ``to_amount`` of the earlier rows of its hand and street (0 for
+    the first of them).
+
+    A hand's rows are consecutive; its streets may come in any order. ``street`` is 0 to 3,
+    or -1 for none (a group of its own); a row of any other value counts as none.
+    """
+    rows = hand.shape[0]
+    before = np.zeros(rows, dtype=np.int64)
+    highest = np.zeros(5, dtype=np.int64)
+    seen = np.zeros(5, dtype=np.bool_)
+    for row in range(rows):
+        if row == 0 or hand[row] != hand[row - 1]:
+            seen[:] = False
+        slot = street[row] if 0 <= street[row] <= 3 else 4
+        if seen[slot]:
+            before[row] = highest[slot]
+            highest[slot] = max(highest[slot], to_amount[row])
+        else:
+            highest[slot] = to_amount[row]
+            seen[slot] = True
+    return before
