@@ -19,7 +19,11 @@ __all__ = [
     "LITERAL_CONTAINS",
     "LITERAL_EQUALS",
     "LITERAL_STARTS",
+    "CARDS_NONE",
+    "CARDS_READ",
+    "CARDS_REFUSED",
     "card_list",
+    "card_tokens_of_lines",
     "ends_with",
     "find",
     "gather_strings",
@@ -250,6 +254,80 @@ _HIPS = np.frombuffer(b"hips", dtype=np.uint8).copy()
 @numba.njit(cache=True)
 def _is_upper(byte: int) -> bool:
     return 0x41 <= byte <= 0x5A
+
+
+# `card_tokens_of_lines`' verdict on a line.
+CARDS_NONE, CARDS_READ, CARDS_REFUSED = 0, 1, 2
+
+
+@numba.njit(cache=True)
+def _separates_cards(byte: int) -> bool:
+    """ASCII whitespace (what ``\\s`` and polars' strip read there), brackets and commas."""
+    return byte == 0x20 or 0x09 <= byte <= 0x0D or byte == 0x5B or byte == 0x5D or byte == 0x2C
+
+
+@numba.njit(cache=True)
+def card_tokens_of_lines(
+    data: np.ndarray, offsets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The cards of every line as `block_parts.card_codes` reads them (``[ 8c, 2d ]``,
+    ``10c`` for a ten): ``(list_offsets, codes, code_valid, verdict)``, one ``CARDS_*`` verdict
+    a line; a token that is no card is an invalid code. A line with a byte outside ASCII (or
+    a span outside ``data``) is refused: Unicode whitespace is the expressions' to read."""
+    count = max(offsets.shape[0] - 1, 0)
+    size = data.shape[0]
+    verdict = np.full(count, CARDS_REFUSED, dtype=np.int8)
+    tokens = np.zeros(count, dtype=np.int64)
+    for row in range(count):
+        start, end = offsets[row], offsets[row + 1]
+        if not 0 <= start <= end <= size:
+            continue
+        ascii_only = True
+        inside = False
+        for i in range(start, end):
+            if data[i] >= 0x80:
+                ascii_only = False
+                break
+            if _separates_cards(data[i]):
+                inside = False
+            elif not inside:
+                inside = True
+                tokens[row] += 1
+        if ascii_only:
+            verdict[row] = CARDS_READ if tokens[row] else CARDS_NONE
+        else:
+            tokens[row] = 0
+    list_offsets = np.zeros(count + 1, dtype=np.int64)
+    for row in range(count):
+        list_offsets[row + 1] = list_offsets[row] + tokens[row]
+    codes = np.zeros(list_offsets[count], dtype=np.uint8)
+    code_valid = np.zeros(list_offsets[count], dtype=np.bool_)
+    for row in range(count):
+        if verdict[row] != CARDS_READ:
+            continue
+        slot = list_offsets[row]
+        i, end = offsets[row], offsets[row + 1]
+        while i < end:
+            if _separates_cards(data[i]):
+                i += 1
+                continue
+            first = i
+            while i < end and not _separates_cards(data[i]):
+                i += 1
+            length = i - first
+            rank = -1
+            suit = -1
+            if length == 2:
+                rank = _RANK_OF_BYTE[data[first]]
+                suit = _SUIT_OF_BYTE[data[first + 1]]
+            elif length == 3 and data[first] == 0x31 and data[first + 1] == 0x30:  # 10x
+                rank = 8  # T
+                suit = _SUIT_OF_BYTE[data[first + 2]]
+            if rank >= 0 and suit >= 0:
+                codes[slot] = rank * 4 + suit
+                code_valid[slot] = True
+            slot += 1
+    return list_offsets, codes, code_valid, verdict
 
 
 @numba.njit(cache=True)

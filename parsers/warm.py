@@ -24,6 +24,7 @@ def warm() -> None:
     spans = np.zeros(1, dtype=np.int64)
     byte_kernels.gather_strings(data, spans, spans)
     byte_kernels.money_of_lines(data, offsets, True)
+    byte_kernels.card_tokens_of_lines(data, offsets)
     kernels.highest_before(
         np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.int64)
     )

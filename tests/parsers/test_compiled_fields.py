@@ -1,5 +1,6 @@
-"""The compiled reading of amounts (`columns.money`, `block_parts.amount_value`) gives what
-the polars string expressions it replaced give, on any text, scale and null."""
+"""The compiled readings of amounts (`columns.money`, `block_parts.amount_value`) and cards
+(`block_parts.card_codes`) give what the polars string expressions they replaced give, on any
+text, scale and null."""
 
 from __future__ import annotations
 
@@ -8,7 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parsers.columns import money, money_by_expressions
-from parsers.engine.block_parts import _spaced_amount_value, amount_value
+from parsers.engine.block_parts import (
+    _spaced_amount_value,
+    amount_value,
+    card_codes,
+    card_codes_by_expressions,
+)
 
 PIECES = ["1", "0", "9", ",", ".", "$", "€", "£", "₹", " ", "-", "a", "USD", "US", " chips", "Chips"]
 TEXT = st.none() | st.lists(st.sampled_from(PIECES), max_size=8).map("".join)
@@ -54,3 +60,20 @@ def test_compiled_amounts_in_the_places_parsers_use_them() -> None:
         top=amount_value(pl.col("amount"), 1).max()
     )
     assert largest["top"].to_list() == [1049, 640]  # in chips "$ 0.48 USD" is too precise
+
+
+CARD_PIECES = ["A", "h", "10", "1", "0", "T", "c", "d", "s", "x", " ", "  ", "\t", "[", "]", ","]
+CARD_TEXT = st.none() | st.lists(st.sampled_from(CARD_PIECES), max_size=12).map("".join)
+
+
+@settings(deadline=None, max_examples=300)
+@given(texts=st.lists(CARD_TEXT, min_size=1, max_size=20), unicode=st.booleans())
+def test_compiled_cards_equal_the_expressions(texts: list[str | None], unicode: bool) -> None:
+    """Tokens of any shape (tens, brackets, commas, tabs, runs of spaces, empty and null
+    lines); a line outside ASCII (a no-break space) sends its batch to the expressions."""
+    if unicode:
+        texts = [*texts, "Ah\u00a0Kd"]
+    frame = pl.DataFrame({"cards": texts}, schema={"cards": pl.String})
+    read = frame.select(card_codes(pl.col("cards")))
+    assert read.equals(frame.select(card_codes_by_expressions(pl.col("cards"))))
+    assert read.schema == {"cards": pl.List(pl.UInt8)}
