@@ -12,6 +12,7 @@ from parsers.engine.lines import in_printed_order
 __all__ = [
     "LIVE_KINDS",
     "SILENT_KINDS",
+    "highest_total_before",
     "ordered_actions",
     "settle_all_in_kinds",
     "street_amounts",
@@ -81,22 +82,7 @@ def settle_all_in_kinds(actions: pl.DataFrame, undecided: pl.Expr) -> pl.DataFra
     Run after `street_amounts`: the row bets into an unopened street, calls up to the street's
     highest total so far, or raises above it.
     """
-    highest_before: pl.Expr | pl.Series
-    street = actions["street"]
-    hand = actions["hand"]
-    readable = hand.null_count() == 0 and hand.is_sorted()
-    if readable and street.drop_nulls().is_between(PREFLOP, RIVER).all():
-        highest_before = pl.Series(
-            highest_before_in_street(
-                hand.to_numpy(),
-                street.fill_null(-1).to_numpy(),
-                actions["to_amount"].fill_null(0).to_numpy(),
-            )
-        )
-    else:  # the window the kernel computes, over a frame it cannot read
-        highest_before = (
-            pl.col("to_amount").fill_null(0).cum_max().shift(1, fill_value=0).over("hand", "street")
-        )
+    highest_before = highest_total_before(actions)
     return actions.with_columns(
         kind=pl.when(undecided)
         .then(
@@ -108,3 +94,21 @@ def settle_all_in_kinds(actions: pl.DataFrame, undecided: pl.Expr) -> pl.DataFra
         )
         .otherwise(pl.col("kind"))
     )
+
+
+def highest_total_before(actions: pl.DataFrame) -> pl.Series:
+    """Per row, the highest ``to_amount`` of the earlier rows of its hand and street (0 for the
+    first): a compiled loop where the hands' rows are consecutive, else the polars window."""
+    hand, street = actions["hand"], actions["street"]
+    readable = hand.null_count() == 0 and hand.is_sorted()
+    if readable and street.drop_nulls().is_between(PREFLOP, RIVER).all():
+        return pl.Series(
+            highest_before_in_street(
+                hand.to_numpy(),
+                street.fill_null(-1).to_numpy(),
+                actions["to_amount"].fill_null(0).to_numpy(),
+            )
+        )
+    return actions.select(
+        pl.col("to_amount").fill_null(0).cum_max().shift(1, fill_value=0).over("hand", "street")
+    ).to_series()

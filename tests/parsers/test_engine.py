@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parsers import parse_bytes
-from parsers.engine.betting import ordered_actions, settle_all_in_kinds
+from parsers.engine.betting import highest_total_before, ordered_actions
 from parsers.engine.checks import first_problem
 from parsers.engine.line_forms import LineForm, classify
 from parsers.engine.lines import line_frame
@@ -155,7 +155,6 @@ ALL_IN_ROWS = st.lists(
         st.integers(0, 3),  # hand
         st.none() | st.integers(0, 3),  # street, in any order within the hand
         st.none() | st.integers(-3, 60),  # to_amount
-        st.booleans(),  # undecided
     ),
     max_size=30,
 )
@@ -163,29 +162,16 @@ ALL_IN_ROWS = st.lists(
 
 @settings(deadline=None, max_examples=300)
 @given(rows=ALL_IN_ROWS, out_of_range=st.booleans())
-def test_all_in_kinds_are_settled_as_by_the_window(rows: list[tuple], out_of_range: bool) -> None:
-    """The compiled highest-total-before gives the window's kinds; a frame it cannot read
-    (hands out of order, a street past the river) takes the window itself."""
+def test_highest_total_before_is_the_windows(rows: list[tuple], out_of_range: bool) -> None:
+    """The compiled highest street total before each row is the window's; a frame it cannot
+    read (hands out of order, a street past the river) is read by the window itself."""
     frame = pl.DataFrame(
-        rows,
-        schema={"hand": pl.Int32, "street": pl.Int8, "to_amount": pl.Int64, "undecided": pl.Boolean},
-        orient="row",
-    ).with_columns(kind=pl.lit("call"))
+        rows, schema={"hand": pl.Int32, "street": pl.Int8, "to_amount": pl.Int64}, orient="row"
+    )
     frame = frame if out_of_range else frame.sort("hand", maintain_order=True)
     if out_of_range and frame.height:
         frame = frame.with_columns(street=pl.col("street").fill_null(0) + 2)
-    highest_before = (
+    window = frame.select(
         pl.col("to_amount").fill_null(0).cum_max().shift(1, fill_value=0).over("hand", "street")
     )
-    expected = frame.with_columns(
-        kind=pl.when(pl.col("undecided"))
-        .then(
-            pl.when(highest_before == 0)
-            .then(pl.lit("bet"))
-            .when(pl.col("to_amount") <= highest_before)
-            .then(pl.lit("call"))
-            .otherwise(pl.lit("raise"))
-        )
-        .otherwise(pl.col("kind"))
-    )
-    assert settle_all_in_kinds(frame, pl.col("undecided")).equals(expected)
+    assert highest_total_before(frame).to_list() == window.to_series().to_list()
