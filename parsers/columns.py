@@ -145,8 +145,8 @@ def money_with_fast_path(
     reads the text (plain amounts: nearly every one a site prints); the texts it refuses are
     left to ``reference``, which must give what the kernel gives on every text it reads.
 
-    About 20x faster than polars' string expressions, which make a pass per step over every
-    amount of a block.
+    Polars' string expressions make a pass per step over every amount of a block: 24,000
+    amounts took 8 ms (`money`) and 23 ms (`amount_value`), read so 2 ms.
     """
     scale_expr = (pl.lit(scale) if isinstance(scale, int) else scale).cast(pl.Int64)
 

@@ -68,10 +68,11 @@ def highest_before(hand: np.ndarray, street: np.ndarray, to_amount: np.ndarray) 
     the first of them).
 
     A hand's rows are consecutive; its streets may come in any order. ``street`` is 0 to 3,
-    or -1 for none (a group of its own); a row of any other value counts as none.
+    or -1 for none (a group of its own); a row of any other value counts as none. Rows past
+    the shortest array are 0.
     """
-    rows = hand.shape[0]
-    before = np.zeros(rows, dtype=np.int64)
+    before = np.zeros(hand.shape[0], dtype=np.int64)
+    rows = min(hand.shape[0], street.shape[0], to_amount.shape[0])
     highest = np.zeros(5, dtype=np.int64)
     seen = np.zeros(5, dtype=np.bool_)
     for row in range(rows):

@@ -8,13 +8,7 @@ import polars as pl
 from parsers.columns import TIME_ZONES
 from pipeline.row_runs import number_in_run
 
-__all__ = [
-    "fill_from_rows",
-    "forward_fill",
-    "in_printed_order",
-    "line_frame",
-    "local_to_utc",
-]
+__all__ = ["fill_from_rows", "forward_fill", "in_printed_order", "line_frame", "local_to_utc"]
 
 # The order a hand printed its rows in: their line, then their place among the rows one line
 # holds (a "posts small & big blinds" line is a dead and a live post).
