@@ -236,11 +236,10 @@ def money_of_lines(
         start, end = offsets[row], offsets[row + 1]
         if not 0 <= start <= end <= size:
             continue
-        if chips_suffix and end - start >= 6 and data[end - 6] == 0x20:
-            if (data[end - 5] == 0x63 or data[end - 5] == 0x43) and starts_with(
-                data, end - 4, end, _HIPS
-            ):
-                end -= 6
+        if chips_suffix and (
+            ends_with(data, start, end, _CHIPS) or ends_with(data, start, end, _CHIPS_CAPITAL)
+        ):
+            end -= _CHIPS.shape[0]
         if end - start >= 4 and data[end - 4] == 0x20:
             if _is_upper(data[end - 3]) and _is_upper(data[end - 2]) and _is_upper(data[end - 1]):
                 end -= 4
@@ -248,7 +247,7 @@ def money_of_lines(
     return cents, has_cents
 
 
-_HIPS = np.frombuffer(b"hips", dtype=np.uint8).copy()
+_CHIPS, _CHIPS_CAPITAL = literal(" chips"), literal(" Chips")
 
 
 @numba.njit(cache=True)
@@ -277,57 +276,49 @@ def card_tokens_of_lines(
     count = max(offsets.shape[0] - 1, 0)
     size = data.shape[0]
     verdict = np.full(count, CARDS_REFUSED, dtype=np.int8)
-    tokens = np.zeros(count, dtype=np.int64)
+    list_offsets = np.zeros(count + 1, dtype=np.int64)
+    # A token is at least one byte: the lines' bytes bound the tokens of every line.
+    codes = np.zeros(size, dtype=np.uint8)
+    code_valid = np.zeros(size, dtype=np.bool_)
+    slot = 0
     for row in range(count):
+        list_offsets[row + 1] = slot
         start, end = offsets[row], offsets[row + 1]
         if not 0 <= start <= end <= size:
             continue
-        ascii_only = True
-        inside = False
-        for i in range(start, end):
-            if data[i] >= 0x80:
-                ascii_only = False
-                break
-            if _separates_cards(data[i]):
-                inside = False
-            elif not inside:
-                inside = True
-                tokens[row] += 1
-        if ascii_only:
-            verdict[row] = CARDS_READ if tokens[row] else CARDS_NONE
-        else:
-            tokens[row] = 0
-    list_offsets = np.zeros(count + 1, dtype=np.int64)
-    for row in range(count):
-        list_offsets[row + 1] = list_offsets[row] + tokens[row]
-    codes = np.zeros(list_offsets[count], dtype=np.uint8)
-    code_valid = np.zeros(list_offsets[count], dtype=np.bool_)
-    for row in range(count):
-        if verdict[row] != CARDS_READ:
-            continue
-        slot = list_offsets[row]
-        i, end = offsets[row], offsets[row + 1]
-        while i < end:
+        first_slot = slot
+        refused = False
+        i = start
+        while i < end and not refused:
             if _separates_cards(data[i]):
                 i += 1
                 continue
-            first = i
+            token = i
             while i < end and not _separates_cards(data[i]):
+                refused = refused or data[i] >= 0x80
                 i += 1
-            length = i - first
-            rank = -1
-            suit = -1
-            if length == 2:
-                rank = _RANK_OF_BYTE[data[first]]
-                suit = _SUIT_OF_BYTE[data[first + 1]]
-            elif length == 3 and data[first] == 0x31 and data[first + 1] == 0x30:  # 10x
-                rank = 8  # T
-                suit = _SUIT_OF_BYTE[data[first + 2]]
-            if rank >= 0 and suit >= 0:
-                codes[slot] = rank * 4 + suit
-                code_valid[slot] = True
+            code = _card_code(data, token, i)
+            codes[slot] = max(code, 0)
+            code_valid[slot] = code >= 0
             slot += 1
-    return list_offsets, codes, code_valid, verdict
+        if refused:
+            slot = first_slot
+        else:
+            verdict[row] = CARDS_READ if slot > first_slot else CARDS_NONE
+        list_offsets[row + 1] = slot
+    return list_offsets, codes[:slot], code_valid[:slot], verdict
+
+
+@numba.njit(cache=True)
+def _card_code(data: np.ndarray, start: int, end: int) -> int:
+    """The code of the card ``data[start:end]`` (``Ah``, or ``10h`` for a ten), or -1."""
+    if end - start == 2:
+        rank, suit = _RANK_OF_BYTE[data[start]], _SUIT_OF_BYTE[data[start + 1]]
+    elif end - start == 3 and data[start] == 0x31 and data[start + 1] == 0x30:  # 10x
+        rank, suit = 8, _SUIT_OF_BYTE[data[start + 2]]  # T
+    else:
+        return -1
+    return rank * 4 + suit if rank >= 0 and suit >= 0 else -1
 
 
 @numba.njit(cache=True)
