@@ -30,8 +30,7 @@ def main() -> None:
     from pipeline.generate.sites import SITES
 
     sites = [BASELINE, *sorted(site for site in SITES if site != BASELINE)]
-    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
-    print(f"ingest of {HANDS:,} generated hands a site in small files; load {load}")
+    print(f"ingest of {HANDS:,} generated hands a site in small files; load {_load()}")
     print(f"{'site':12s} {'files':>6s} {'seconds':>8s} {'hands/s':>9s}  vs {BASELINE}")
     rates: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="hilo-bench-sites-") as scratch:
@@ -47,5 +46,8 @@ def main() -> None:
                 f"{site:12s} {len(files):6d} {run.seconds:8.2f} {rates[site]:9,.0f}"
                 f"  x{rates[site] / rates[BASELINE]:.2f}   {run.summary}"
             )
-    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
-    print(f"done, load {load}")
+    print(f"done, load {_load()}")
+
+
+def _load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
