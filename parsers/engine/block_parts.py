@@ -80,7 +80,7 @@ def _spaced_amount_value(text: pl.Expr, scale: pl.Expr) -> pl.Expr:
 def card_codes(text: pl.Expr) -> pl.Expr:
     """``[ 8c, 2d, 2s, 4h ]``, ``[  7d Ah 6s 2h ]``, ``3c 9h As Qs`` → card codes (null if empty).
 
-    Read in compiled code (`byte_kernels.card_tokens_of_lines`: 20,000 texts 20 -> 2.4 ms);
+    Read in compiled code (`byte_kernels.card_tokens_of_lines`: 20,000 texts 20 -> 1.5 ms);
     a batch with a line outside ASCII is read by the expressions, `card_codes_by_expressions`.
     """
     return text.map_batches(_card_codes_of_batch, return_dtype=_CARD_LIST, is_elementwise=True)
