@@ -28,6 +28,9 @@ def warm() -> None:
     kernels.highest_before(
         np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.int64)
     )
+    kernels.running_sums(
+        np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 1
+    )
     compiled_reader.scan(data, offsets, np.ones(1, dtype=np.bool_), np.ones(1, dtype=np.bool_))
     compiled_reader.positions(
         np.zeros(1, dtype=np.int32), spans, np.zeros(1, dtype=np.bool_), np.ones(1, dtype=np.int16)

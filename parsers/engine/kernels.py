@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["highest_before", "street_totals"]
+__all__ = ["highest_before", "running_sums", "street_totals"]
 
 _MAX_PLAYERS_PER_STREET = 64
 
@@ -86,3 +86,25 @@ def highest_before(hand: np.ndarray, street: np.ndarray, to_amount: np.ndarray) 
             highest[slot] = to_amount[row]
             seen[slot] = True
     return before
+
+
+@numba.njit(cache=True)
+def running_sums(group: np.ndarray, value: np.ndarray, order: np.ndarray, groups: int) -> np.ndarray:
+    """Per row, the sum of ``value`` over the rows of its ``group`` up to and including it,
+    the rows taken in ``order`` (a permutation of the row numbers).
+
+    ``group`` is 0 to ``groups`` - 1; a row of any other group, or an entry of ``order``
+    that is no row, counts in no sum (its own is 0).
+    """
+    rows = min(group.shape[0], value.shape[0])
+    sums = np.zeros(group.shape[0], dtype=np.int64)
+    totals = np.zeros(max(groups, 0), dtype=np.int64)
+    for index in range(order.shape[0]):
+        row = order[index]
+        if not 0 <= row < rows:
+            continue
+        slot = group[row]
+        if 0 <= slot < groups:
+            totals[slot] += value[row]
+            sums[row] = totals[slot]
+    return sums

