@@ -171,7 +171,7 @@ def _merge_files(root: Path, table: str, inputs: list[str], output: str) -> int:
     pending: list[pa.Table] = []
     pending_rows = rows = 0
     try:
-        with pq.ParquetWriter(temporary, schema, **dataset.PARQUET_OPTIONS) as writer:
+        with pq.ParquetWriter(temporary, schema, **dataset.parquet_options(schema)) as writer:
             for relative in inputs:
                 source = pq.ParquetFile(root / relative)
                 for index in range(source.num_row_groups):

@@ -34,6 +34,7 @@ import hashlib
 import json
 import os
 import re
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -57,6 +58,7 @@ __all__ = [
     "live_manifest_paths",
     "month_of",
     "new_temporary_path",
+    "parquet_options",
     "part_name",
     "partition_directory",
     "read_manifest",
@@ -75,6 +77,10 @@ LOCK_NAME = ".hilo.lock"
 # The value hive readers (DuckDB, pyarrow, polars) read back as null.
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 PARQUET_OPTIONS: dict[str, object] = {"compression": "zstd", "write_statistics": True}
+# Columns whose values seldom repeat within a part (one a hand, a line, a file offset, a
+# reject's text): a dictionary only adds to them. Measured on 190,650 hands' parts (714 files):
+# 11.0 -> 7.6 MB, and the writer skips a dictionary it would give up on anyway.
+PLAIN_COLUMNS = frozenset({"hand_id", "seq", "source_offset", "key", "raw_text"})
 
 _TEMPORARY_PREFIX = ".part-"
 _TEMPORARY_SUFFIX = ".tmp"
@@ -148,6 +154,13 @@ def new_temporary_path(directory: Path) -> Path:
     return directory / f"{_TEMPORARY_PREFIX}{uuid.uuid4().hex}{_TEMPORARY_SUFFIX}"
 
 
+def parquet_options(schema: pa.Schema) -> dict[str, object]:
+    """The writer options of a part of ``schema``: `PARQUET_OPTIONS`, with a dictionary for
+    every column but the `PLAIN_COLUMNS`."""
+    dictionary = [name for name in schema.names if name not in PLAIN_COLUMNS]
+    return {**PARQUET_OPTIONS, "use_dictionary": dictionary}
+
+
 def is_temporary(path: Path) -> bool:
     """Whether ``path`` is a writer's temporary file (never part of the dataset)."""
     return path.name.startswith(_TEMPORARY_PREFIX) and path.name.endswith(_TEMPORARY_SUFFIX)
@@ -155,7 +168,7 @@ def is_temporary(path: Path) -> bool:
 
 def write_parquet(table: pa.Table, path: Path) -> None:
     """Write ``table`` to ``path`` in one go, flushed to disk."""
-    pq.write_table(table, path, **PARQUET_OPTIONS)
+    pq.write_table(table, path, **parquet_options(table.schema))
     fsync_file(path)
 
 
@@ -168,22 +181,34 @@ def fsync_file(path: Path) -> None:
         os.close(descriptor)
 
 
-# Flushes run side by side: each waits on the disk, not the CPU, and a task that wrote a part
-# per table and month (an archive spanning years) would otherwise wait for each in turn.
+# A disk that makes each flush wait has the rest flushed side by side: a task that wrote a
+# part per table and month (an archive spanning years) would otherwise wait for each in turn.
+# A disk that flushes in microseconds is flushed in turn: handing 34 flushes to threads cost
+# ~4 ms of CPU a task (2.0 ms serial, 0.4 ms of CPU) on this project's machine.
 _FLUSH_THREADS = 16
+_SERIAL_FLUSH_SECONDS = 0.002
+_flush_pool: tuple[int, ThreadPoolExecutor] | None = None  # (owning process, pool)
 
 
 def fsync_all(paths: Iterable[Path], *, directories: bool = False) -> None:
     """`fsync_file` (or `fsync_directory`) every path; returns when all are on disk."""
     flush = fsync_directory if directories else fsync_file
     paths = list(paths)
-    if len(paths) <= 1:
-        for path in paths:
-            flush(path)
-        return
-    with ThreadPoolExecutor(min(_FLUSH_THREADS, len(paths))) as pool:
-        for _ in pool.map(flush, paths):
-            pass
+    started = time.perf_counter()
+    for done, path in enumerate(paths, start=1):
+        flush(path)
+        if done < len(paths) and time.perf_counter() - started > _SERIAL_FLUSH_SECONDS:
+            for _ in _flush_threads().map(flush, paths[done:]):
+                pass
+            return
+
+
+def _flush_threads() -> ThreadPoolExecutor:
+    """This process's flushing threads (a forked child makes its own: threads do not fork)."""
+    global _flush_pool
+    if _flush_pool is None or _flush_pool[0] != os.getpid():
+        _flush_pool = (os.getpid(), ThreadPoolExecutor(_FLUSH_THREADS, "hilo-fsync"))
+    return _flush_pool[1]
 
 
 def fsync_directory(path: Path) -> None:

@@ -1621,7 +1621,7 @@ class _PartSink:
             path = dataset.new_temporary_path(directory)
             table = key[0]
             schema = HAND_TABLES[table] if table in HAND_TABLES else REJECTS
-            writer = pq.ParquetWriter(path, schema, **dataset.PARQUET_OPTIONS)
+            writer = pq.ParquetWriter(path, schema, **dataset.parquet_options(schema))
             self._writers[key] = (writer, path)
         return self._writers[key][0]
 
@@ -1666,7 +1666,8 @@ class _PartSink:
             return None
         path = dataset.new_temporary_path(self._root / duplicates.INDEX)
         try:
-            pq.write_table(index, path, **dataset.PARQUET_OPTIONS)  # synced with the parts
+            # Synced with the parts.
+            pq.write_table(index, path, **dataset.parquet_options(index.schema))
         except BaseException:
             path.unlink(missing_ok=True)
             raise
