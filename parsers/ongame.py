@@ -266,10 +266,8 @@ class _Block(Block):
             )
         )
         pots = (
-            lines.filter(pl.col("kind") == KIND_POT)
+            self.fields(lines, KIND_POT, POT, "hand", "line_no", "money_scale")
             .sort("line_no")
-            .select("hand", "money_scale", pl.col("line").str.extract_groups(POT).alias("p"))
-            .unnest("p")
             .group_by("hand")
             .agg(
                 side_pots=money(pl.col("pot"), pl.col("money_scale")),
@@ -326,10 +324,9 @@ class _Block(Block):
             )
         )
 
-    @staticmethod
-    def _action_fields(lines: pl.DataFrame) -> pl.DataFrame:
+    def _action_fields(self, lines: pl.DataFrame) -> pl.DataFrame:
         return (
-            kind_fields(lines, KIND_ACTION, ACTION, "hand", "line_no", "section", "money_scale")
+            self.fields(lines, KIND_ACTION, ACTION, "hand", "line_no", "section", "money_scale")
             .with_columns(
                 amount=money(pl.col("first"), pl.col("money_scale")),
                 to=money(pl.col("to"), pl.col("money_scale")),
@@ -362,13 +359,12 @@ class _Block(Block):
         )
         return attach_hole_cards(seats, sightings, heroes)
 
-    @staticmethod
-    def _shown(lines: pl.DataFrame) -> pl.DataFrame:
-        return kind_fields(lines, KIND_RESULT_SEAT, RESULT_SEAT, "hand", "line_no", "money_scale")
+    def _shown(self, lines: pl.DataFrame) -> pl.DataFrame:
+        return self.fields(lines, KIND_RESULT_SEAT, RESULT_SEAT, "hand", "line_no", "money_scale")
 
     def _collections(self, lines: pl.DataFrame) -> pl.DataFrame:
         pots = (
-            kind_fields(lines, KIND_POT, POT, "hand", "line_no", "money_scale")
+            self.fields(lines, KIND_POT, POT, "hand", "line_no", "money_scale")
             .with_columns(winner=pl.col("winners").str.strip_suffix(")").str.split("), "))
             .explode("winner")
             .with_columns(pl.col("winner").str.extract_groups(WINNER).alias("w"))
@@ -526,7 +522,7 @@ class _Block(Block):
             .group_by("hand", "pot_index")
             .agg(paid=pl.col("amount").sum(), unreadable=pl.col("amount").is_null().any())
             .join(
-                kind_fields(lines, KIND_POT, POT, "hand", "money_scale")
+                self.fields(lines, KIND_POT, POT, "hand", "line_no", "money_scale")
                 .select(
                     "hand",
                     pot_index=pl.col("side").cast(pl.Int8, strict=False).fill_null(0),

@@ -10,7 +10,7 @@ import polars as pl
 from parsers.columns import money
 from parsers.engine.assembly import HandTables, unknown_lines
 from parsers.engine.file_batches import FileBatchParser
-from parsers.engine.line_forms import kind_fields
+from parsers.engine.line_forms import DecodedFields, kind_fields
 from parsers.engine.lines import line_frame
 from pipeline.profiles import SiteProfile
 
@@ -26,6 +26,7 @@ class Block:
         self.frame = frame
         self.source_file = source_file
         self.site = site
+        self.fields = DecodedFields()  # `kind_fields`, each decoded once per parse
 
     def candidate_lines(self, candidates: pl.DataFrame, *columns: str | pl.Expr) -> pl.DataFrame:
         """The lines of the hands in ``candidates``, with its ``columns`` (``money_scale``...)."""

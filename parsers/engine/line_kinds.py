@@ -22,7 +22,7 @@ from parsers.engine.assembly import HandTables, attach_hole_cards
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
 from parsers.engine.file_batches import FileBatchParser
-from parsers.engine.line_forms import LineForm, classify, kind_fields, may_find
+from parsers.engine.line_forms import DecodedFields, LineForm, classify, may_find
 from parsers.engine.lines import fill_from_rows, in_printed_order, line_frame
 from parsers.engine.stakes import blinds_and_bets
 
@@ -61,6 +61,8 @@ SETUP, PREFLOP, FLOP, TURN, RIVER, SHOWDOWN, SUMMARY = -1, 0, 1, 2, 3, 4, 5
 # Line kinds every format has; a site numbers its own kinds from FIRST_SITE_KIND.
 KIND_HEADER, KIND_BLANK, KIND_MARKER, KIND_INFO, KIND_UNKNOWN = range(5)
 FIRST_SITE_KIND = 10
+# The columns every decoded kind keeps beside its groups.
+FIELD_CONTEXT = ("hand", "line_no", "section", "board_index", "money_scale")
 
 
 DataTypeLike: TypeAlias = pl.DataType | type[pl.DataType]
@@ -146,7 +148,7 @@ class TextFormat:
         self, lines: pl.Series, offsets: np.ndarray, starts: np.ndarray, source_file: str
     ) -> None:
         self.source_file = source_file
-        self._decoded: dict[tuple[int, int, str], tuple[pl.DataFrame, pl.DataFrame]] = {}
+        self._decoded = DecodedFields()
         self.frame = line_frame(lines, offsets, starts)
 
     # -- steps a site implements -------------------------------------------------------------
@@ -273,18 +275,9 @@ class TextFormat:
         )
 
     def fields(self, lines: pl.DataFrame, kind: int, pattern: str) -> pl.DataFrame:
-        """The named groups of ``pattern`` over the lines of one kind, with their context.
-
-        Several steps read the same kind (actions, showdowns and hole cards all read the action
-        lines): each is decoded once per parse.
-        """
-        key = (id(lines), kind, pattern)
-        cached = self._decoded.get(key)
-        # The frame is kept with its result, so its id cannot be reused by another frame.
-        if cached is None or cached[0] is not lines:
-            cached = (lines, self._decode(lines, kind, pattern))
-            self._decoded[key] = cached
-        return cached[1]
+        """The named groups of ``pattern`` over the lines of one kind, with their context,
+        decoded once per parse."""
+        return self._decoded(lines, kind, pattern, *FIELD_CONTEXT)
 
     def seat_rows(
         self, lines: pl.DataFrame, kind: int, pattern: str, sitting_out: str
@@ -297,11 +290,6 @@ class TextFormat:
             stack_start=self.money("stack"),
             sitting_out=pl.col("flags").fill_null("").str.contains(sitting_out, literal=True),
         )
-
-    @staticmethod
-    def _decode(lines: pl.DataFrame, kind: int, pattern: str) -> pl.DataFrame:
-        context = ("hand", "line_no", "section", "board_index", "money_scale")
-        return kind_fields(lines, kind, pattern, *context)
 
     @staticmethod
     def money(column: str) -> pl.Expr:

@@ -167,7 +167,8 @@ def legacy_parts(frame: pl.DataFrame) -> BlockParts:
     )
     # A blind posted all-in for less (the player's whole stack after the ante) says nothing
     # about the table's blind; Party does not mark it, so the stack tells.
-    stacks = seat_rows(lines, scale_of, PARTY_SEAT).select("hand", "player", "stack_start")
+    seats = seat_rows(lines, scale_of, PARTY_SEAT)
+    stacks = seats.select("hand", "player", "stack_start")
     antes_paid = (
         acts.filter(pl.col("kind") == "ante").group_by("hand", "player").agg(ante_paid=pl.col("amount").sum())
     )
@@ -311,7 +312,6 @@ def legacy_parts(frame: pl.DataFrame) -> BlockParts:
         board_index=pl.lit(0, dtype=pl.Int8),
     )
 
-    seats = seat_rows(lines, scale_of, PARTY_SEAT)
     sightings = card_sightings(lines, shows, PARTY_DEALT)
 
     structure = lines.group_by("hand").agg(

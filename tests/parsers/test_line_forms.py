@@ -224,3 +224,32 @@ def test_a_null_line_has_no_form() -> None:
     )
     places = {"any": np.ones(len(line), dtype=bool)}
     assert line_forms._first_form_indices(line, forms, places).tolist() == [1, 3, 2, 0]
+
+
+def test_decoded_fields_decode_each_kind_once_per_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = pl.DataFrame(
+        {
+            "hand": [0, 0, 1, 1],
+            "kind": [1, 2, 1, 2],
+            "line": ["Seat 1: Ann ($5)", "Ann: folds", "Seat 2: Bob ($7)", "Bob: checks"],
+        }
+    )
+    seat = r"^Seat (?P<seat>\d+): (?P<player>.+) \((?P<stack>[^)]*)\)$"
+    decoded = []
+    real = line_forms.kind_fields
+
+    def counted(*arguments: object) -> pl.DataFrame:
+        decoded.append(arguments[1:3])
+        return real(*arguments)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(line_forms, "kind_fields", counted)
+    fields = line_forms.DecodedFields()
+    first = fields(lines, 1, seat, "hand")
+    assert first.equals(real(lines, 1, seat, "hand"))
+    assert first["player"].to_list() == ["Ann", "Bob"]
+    assert fields(lines, 1, seat, "hand") is first
+    fields(lines, 2, r"^(?P<player>.+?): (?P<verb>\w+)$", "hand")
+    fields(lines, 1, seat, "hand", "kind")  # other context columns: another decoding
+    copy = lines.clone()  # another frame, even with the same rows, is decoded for itself
+    assert fields(copy, 1, seat, "hand").equals(first)
+    assert decoded == [(1, seat), (2, r"^(?P<player>.+?): (?P<verb>\w+)$"), (1, seat), (1, seat)]
