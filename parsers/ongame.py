@@ -162,7 +162,7 @@ class _Block(Block):
             showdowns=showdowns,
             reasons=[
                 self._hand_problems(hands, lines),
-                self._result_problems(lines, seats),
+                self._result_problems(lines, seats, collections),
             ],
         )
 
@@ -514,12 +514,13 @@ class _Block(Block):
         )
         return hands.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
 
-    def _result_problems(self, lines: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
+    def _result_problems(
+        self, lines: pl.DataFrame, seats: pl.DataFrame, collections: pl.DataFrame
+    ) -> pl.DataFrame:
         """Per pot, the winners' amounts plus the rake they leave add up to the pot; per seat,
         the summary's final stack is the starting stack plus the printed net."""
         pots = (
-            self._collections(lines)
-            .group_by("hand", "pot_index")
+            collections.group_by("hand", "pot_index")
             .agg(paid=pl.col("amount").sum(), unreadable=pl.col("amount").is_null().any())
             .join(
                 self.fields(lines, KIND_POT, POT, "hand", "line_no", "money_scale")

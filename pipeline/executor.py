@@ -89,16 +89,14 @@ def _start_fork_server(threads_per_worker: int) -> None:
     """
     import multiprocessing.forkserver
 
-    sizes = {name: str(threads_per_worker) for name in _THREAD_POOL_SIZES}
-    saved = {name: os.environ.get(name) for name in sizes}
-    for name, size in sizes.items():
-        os.environ.setdefault(name, size)
+    unset = [name for name in _THREAD_POOL_SIZES if name not in os.environ]
+    for name in unset:
+        os.environ[name] = str(threads_per_worker)
     try:
         multiprocessing.forkserver.ensure_running()
     finally:
-        for name, value in saved.items():
-            if value is None:
-                del os.environ[name]
+        for name in unset:
+            del os.environ[name]
 
 
 def _exit_with_parent(driver_pid: int) -> None:
