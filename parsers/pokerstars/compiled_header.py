@@ -20,11 +20,11 @@ import numba
 import numpy as np
 import polars as pl
 
-from parsers.byte_kernels import literal, starts_with, strings_array
+from parsers.byte_kernels import literal, series_bytes, starts_with, strings_arrays
 from parsers.pokerstars.block_parser import header_groups
 from parsers.pokerstars.forms import TABLE
 
-__all__ = ["header_fields", "table_fields"]
+__all__ = ["HEADER_GROUPS", "header_fields", "table_fields"]
 
 # Spans of a header, in this order; -1 where the group does not take part.
 (
@@ -51,19 +51,15 @@ __all__ = ["header_fields", "table_fields"]
     F_CODE,
 ) = range(21)
 _FIELDS = 21
-# The regular expressions' groups, in their order, and the span each reads (None: a group these
-# shapes never fill, so null; but ``prefix``, which they fill with nothing).
-_HEADER_GROUPS = (
-    ("prefix", None),
+# The groups of the regular expressions that the hand table is built from, and the span each
+# reads (None: a group these shapes never fill, so null for them). The other groups (the
+# prefix, the club, the game and stakes texts before they are cut) are only the expressions'
+# steps.
+HEADER_GROUPS = (
     ("hand_id", F_HAND_ID),
-    ("club", None),
     ("tournament_id", F_TOURNAMENT_ID),
     ("buy_in", F_BUY_IN),
-    ("tgame", F_TGAME),
-    ("cgame", F_CGAME),
-    ("cstakes", F_CSTAKES),
     ("level", F_LEVEL),
-    ("lstakes", F_LSTAKES),
     ("date", F_DATE),
     ("time", F_TIME),
     ("zone", F_ZONE),
@@ -73,7 +69,6 @@ _HEADER_GROUPS = (
     ("mixed", None),
     ("game", F_GAME),
     ("limit", F_LIMIT),
-    ("stakes", F_STAKES),
     ("symbol", F_SYMBOL),
     ("first", F_FIRST),
     ("second", F_SECOND),
@@ -94,6 +89,7 @@ _TABLE = literal("Table '")
 _SEAT_BUTTON = literal(" Seat #")
 _IS_BUTTON = literal(" is the button")
 _MAX = literal("-max")
+_TABLE_GROUPS = (("table_name", 0), ("max_seats", 1), ("button_seat", 2))
 
 
 @numba.njit(cache=True)
@@ -164,16 +160,16 @@ def _stakes(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
     second_end = _amount(data, second, end)
     if second_end < 0:
         return False
-    spans[F_SYMBOL, 0, row], spans[F_SYMBOL, 1, row] = start, first
-    spans[F_FIRST, 0, row], spans[F_FIRST, 1, row] = first, first_end
-    spans[F_SECOND, 0, row], spans[F_SECOND, 1, row] = second, second_end
+    spans[row, F_SYMBOL, 0], spans[row, F_SYMBOL, 1] = start, first
+    spans[row, F_FIRST, 0], spans[row, F_FIRST, 1] = first, first_end
+    spans[row, F_SECOND, 0], spans[row, F_SECOND, 1] = second, second_end
     if second_end == end:
         return True
     if data[second_end] != 0x20 or end - second_end != 4:
         return False
     if _upper(data, second_end + 1, end) != end:
         return False
-    spans[F_CODE, 0, row], spans[F_CODE, 1, row] = second_end + 1, end
+    spans[row, F_CODE, 0], spans[row, F_CODE, 1] = second_end + 1, end
     return True
 
 
@@ -192,7 +188,7 @@ def _date_time_zone(
     i = _digits(data, i + 1, end, 1, 2)
     if i < 0 or i >= end or data[i] != 0x20:
         return -1
-    spans[field, 0, row], spans[field, 1, row] = start, i
+    spans[row, field, 0], spans[row, field, 1] = start, i
     time = i + 1
     i = _digits(data, time, end, 1, 2)
     if i < 0 or i >= end or data[i] != 0x3A:
@@ -203,11 +199,11 @@ def _date_time_zone(
     i = _digits(data, i + 1, end, 2, 2)
     if i < 0 or i >= end or data[i] != 0x20:
         return -1
-    spans[field + 1, 0, row], spans[field + 1, 1, row] = time, i
+    spans[row, field + 1, 0], spans[row, field + 1, 1] = time, i
     zone_end = _upper(data, i + 1, end)
     if zone_end < 0:
         return -1
-    spans[field + 2, 0, row], spans[field + 2, 1, row] = i + 1, zone_end
+    spans[row, field + 2, 0], spans[row, field + 2, 1] = i + 1, zone_end
     return zone_end
 
 
@@ -252,7 +248,7 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
     i = _digits(data, hand_id, end, 1, 30)
     if i < 0 or i >= end or data[i] != 0x3A:
         return False
-    spans[F_HAND_ID, 0, row], spans[F_HAND_ID, 1, row] = hand_id, i
+    spans[row, F_HAND_ID, 0], spans[row, F_HAND_ID, 1] = hand_id, i
     i += 1
     if i >= end or data[i] != 0x20:
         return False
@@ -263,7 +259,7 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
         i = _digits(data, tournament, end, 1, 30)
         if i < 0 or end - i < 2 or data[i] != 0x2C or data[i + 1] != 0x20:
             return False
-        spans[F_TOURNAMENT_ID, 0, row], spans[F_TOURNAMENT_ID, 1, row] = tournament, i
+        spans[row, F_TOURNAMENT_ID, 0], spans[row, F_TOURNAMENT_ID, 1] = tournament, i
         buy_in = i + 2
         if starts_with(data, buy_in, end, _FREEROLL) or _unicode_space(data, buy_in, end):
             return False  # the expression's own alternative, or more of its \s+
@@ -279,7 +275,7 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
             i = code_end
         if i >= end or data[i] != 0x20:
             return False
-        spans[F_BUY_IN, 0, row], spans[F_BUY_IN, 1, row] = buy_in, i
+        spans[row, F_BUY_IN, 0], spans[row, F_BUY_IN, 1] = buy_in, i
         game = i + 1
         if not starts_with(data, game, end, _GAME):
             return False
@@ -288,7 +284,7 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
         i = limit_end
         if i < 0 or not starts_with(data, i, end, _LEVEL):
             return False
-        spans[F_TGAME, 0, row], spans[F_TGAME, 1, row] = game, i
+        spans[row, F_TGAME, 0], spans[row, F_TGAME, 1] = game, i
         level = i + _LEVEL.shape[0]
         i = level
         while i < end and data[i] != 0x20:
@@ -297,14 +293,14 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
             i += 1
         if not _printable(data, level, i) or end - i < 2 or data[i + 1] != 0x28:
             return False
-        spans[F_LEVEL, 0, row], spans[F_LEVEL, 1, row] = level, i
+        spans[row, F_LEVEL, 0], spans[row, F_LEVEL, 1] = level, i
         stakes = i + 2
         i = stakes
         while i < end and data[i] != 0x29:
             i += 1
         if i >= end or not _stakes(data, stakes, i, spans, row):
             return False
-        spans[F_LSTAKES, 0, row], spans[F_LSTAKES, 1, row] = stakes, i
+        spans[row, F_LSTAKES, 0], spans[row, F_LSTAKES, 1] = stakes, i
         close = i
     else:
         game = i
@@ -323,12 +319,12 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
             i += 1
         if i >= end or not _stakes(data, stakes, i, spans, row):
             return False
-        spans[F_CGAME, 0, row], spans[F_CGAME, 1, row] = game, i + 1
-        spans[F_CSTAKES, 0, row], spans[F_CSTAKES, 1, row] = stakes, i
-        spans[F_STAKES, 0, row], spans[F_STAKES, 1, row] = stakes, i
+        spans[row, F_CGAME, 0], spans[row, F_CGAME, 1] = game, i + 1
+        spans[row, F_CSTAKES, 0], spans[row, F_CSTAKES, 1] = stakes, i
+        spans[row, F_STAKES, 0], spans[row, F_STAKES, 1] = stakes, i
         close = i
-    spans[F_GAME, 0, row], spans[F_GAME, 1, row] = game, game + _GAME.shape[0] - 1
-    spans[F_LIMIT, 0, row], spans[F_LIMIT, 1, row] = limit, limit_end
+    spans[row, F_GAME, 0], spans[row, F_GAME, 1] = game, game + _GAME.shape[0] - 1
+    spans[row, F_LIMIT, 0], spans[row, F_LIMIT, 1] = limit, limit_end
     if not starts_with(data, close + 1, end, _DASH):
         return False
     i = _date_time_zone(data, close + 1 + _DASH.shape[0], end, spans, row, F_DATE)
@@ -346,9 +342,10 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
 def header_spans(
     data: np.ndarray, offsets: np.ndarray, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """For each line ``rows[k]``: whether it is a header of the usual shapes, and its spans."""
+    """For each line ``rows[k]``: whether it is a header of the usual shapes, and its spans
+    (``spans[k, field]``: start and end; a header's fields lie together, as it is read)."""
     count = rows.shape[0]
-    spans = np.full((_FIELDS, 2, count), -1, dtype=np.int64)
+    spans = np.full((count, _FIELDS, 2), -1, dtype=np.int64)
     ok = np.zeros(count, dtype=np.bool_)
     for k in range(count):
         row = rows[k]
@@ -357,7 +354,7 @@ def header_spans(
             if 0 <= start <= end <= data.shape[0] and _header(data, start, end, spans, k):
                 ok[k] = True
             else:
-                spans[:, :, k] = -1
+                spans[k] = -1
     return ok, spans
 
 
@@ -366,9 +363,10 @@ def table_spans(
     data: np.ndarray, offsets: np.ndarray, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """For each line ``rows[k]``: whether it is ``Table 'NAME'[ N-max] Seat #N is the button``
-    with no other quote after the name, and the spans of name, seats and button."""
+    with no other quote after the name, and the spans of name, seats and button
+    (``spans[k, 0 to 2]``)."""
     count = rows.shape[0]
-    spans = np.full((3, 2, count), -1, dtype=np.int64)
+    spans = np.full((count, 3, 2), -1, dtype=np.int64)
     ok = np.zeros(count, dtype=np.bool_)
     for k in range(count):
         row = rows[k]
@@ -398,41 +396,52 @@ def table_spans(
         if i < 0 or end - i != _IS_BUTTON.shape[0] or not starts_with(data, i, end, _IS_BUTTON):
             continue
         ok[k] = True
-        spans[0, 0, k], spans[0, 1, k] = name, quote
+        spans[k, 0, 0], spans[k, 0, 1] = name, quote
         if seats >= 0:
-            spans[1, 0, k], spans[1, 1, k] = seats, seats_end
-        spans[2, 0, k], spans[2, 1, k] = button, i
+            spans[k, 1, 0], spans[k, 1, 1] = seats, seats_end
+        spans[k, 2, 0], spans[k, 2, 1] = button, i
     return ok, spans
 
 
-def _merge(fast: pl.DataFrame, ok: np.ndarray, slow: pl.DataFrame) -> pl.DataFrame:
-    """The rows of ``fast`` where ``ok``, of ``slow`` (the other rows, in order) elsewhere."""
-    if ok.all():
-        return fast
-    order = np.concatenate((np.flatnonzero(ok), np.flatnonzero(~ok)))
-    merged = pl.concat([fast.filter(pl.Series(ok)), slow.select(fast.columns)], how="vertical")
-    return merged[np.argsort(order, kind="stable")]
+def _columns(
+    data: np.ndarray,
+    spans: np.ndarray,
+    ok: np.ndarray,
+    groups: tuple[tuple[str, int | None], ...],
+    slow: pl.DataFrame | None,
+) -> pl.DataFrame:
+    """A frame of the texts of ``groups`` (a group of field None is null), the rows not
+    ``ok`` taken from ``slow`` (the expressions' groups of those rows, in order)."""
+    rows = len(ok)
+    chosen = np.full((rows, len(groups), 2), -1, dtype=np.int64)
+    for index, (_, field) in enumerate(groups):
+        if field is not None:
+            chosen[:, index] = spans[:, field]
+    pieces: list[np.ndarray] = []
+    if slow is not None:
+        fallback, size = np.flatnonzero(~ok), 0
+        for index, (name, _) in enumerate(groups):
+            values, offsets = series_bytes(slow[name])
+            known = slow[name].is_not_null().to_numpy()
+            chosen[fallback, index, 0] = np.where(known, offsets[:-1] + size, -1)
+            chosen[fallback, index, 1] = offsets[1:] + size
+            pieces.append(values)
+            size += len(values)
+    extra = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint8)
+    arrays = strings_arrays(data, chosen, extra, ~ok)
+    return pl.DataFrame(
+        [pl.Series(name, array) for (name, _), array in zip(groups, arrays, strict=True)]
+    )
 
 
 def header_fields(
     data: np.ndarray, offsets: np.ndarray, lines: pl.Series, rows: np.ndarray
 ) -> pl.DataFrame:
-    """The groups of HEADER, GAME_TEXT and STAKES (columns in their order) of lines ``rows``
-    of ``lines`` (whose bytes are ``data`` cut at ``offsets``, as `series_bytes` gives them)."""
+    """The `HEADER_GROUPS` of lines ``rows`` of ``lines`` (whose bytes are ``data`` cut at
+    ``offsets``, as `series_bytes` gives them), as the expressions read them."""
     ok, spans = header_spans(data, offsets, rows.astype(np.int64))
-    fast = pl.DataFrame(
-        [
-            pl.Series(name, strings_array(data, spans[field, 0], spans[field, 1]))
-            if field is not None
-            else pl.Series(
-                name, [""] * len(rows) if name == "prefix" else [None] * len(rows), pl.String
-            )
-            for name, field in _HEADER_GROUPS
-        ]
-    )
-    if ok.all():
-        return fast
-    return _merge(fast, ok, header_groups(lines.gather(rows[~ok])))
+    slow = None if ok.all() else header_groups(lines.gather(rows[~ok]))
+    return _columns(data, spans, ok, HEADER_GROUPS, slow)
 
 
 def table_fields(
@@ -441,13 +450,5 @@ def table_fields(
     """The groups of TABLE (``table_name``, ``max_seats``, ``button_seat``) of lines ``rows``
     (``data`` and ``offsets`` as for `header_fields`)."""
     ok, spans = table_spans(data, offsets, rows.astype(np.int64))
-    fast = pl.DataFrame(
-        [
-            pl.Series(name, strings_array(data, spans[field, 0], spans[field, 1]))
-            for field, name in enumerate(("table_name", "max_seats", "button_seat"))
-        ]
-    )
-    if ok.all():
-        return fast
-    slow = lines.gather(rows[~ok]).str.extract_groups(TABLE).struct.unnest()
-    return _merge(fast, ok, slow)
+    slow = None if ok.all() else lines.gather(rows[~ok]).str.extract_groups(TABLE).struct.unnest()
+    return _columns(data, spans, ok, _TABLE_GROUPS, slow)

@@ -18,7 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parsers.pokerstars import compiled_reader as compiled
-from parsers.byte_kernels import card_list, literal, money_cents, split_lines, strings_array
+from parsers.byte_kernels import (
+    card_list,
+    literal,
+    money_cents,
+    split_lines,
+    strings_array,
+    strings_arrays,
+)
 from parsers.columns import cards_list, money_by_expressions
 from parsers.pokerstars import HAND_START, PokerStarsParser, parse_with_block_parser
 from parsers.text import UnreadableFile, decode_lines, decode_text
@@ -211,6 +218,43 @@ def test_strings_array_spans_and_nulls() -> None:
     array.validate(full=True)
     # A span outside the data is null, never a read past it.
     assert strings_array(data, np.array([5]), np.array([99])).to_pylist() == [None]
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    data=st.binary(max_size=40).map(lambda raw: bytes(b % 128 for b in raw)),
+    extra=st.binary(max_size=20).map(lambda raw: bytes(b % 128 for b in raw)),
+    rows=st.lists(
+        st.tuples(
+            st.booleans(),
+            st.lists(st.tuples(st.integers(-2, 45), st.integers(-2, 45)), min_size=3, max_size=3),
+        ),
+        max_size=12,
+    ),
+    marked=st.integers(0, 12),
+)
+def test_strings_arrays_are_strings_array_of_each_field(
+    data: bytes, extra: bytes, rows: list[tuple[bool, list[tuple[int, int]]]], marked: int
+) -> None:
+    # Every field as `strings_array` gives it from the buffer its row reads; a row past the
+    # marks given, or a span outside its buffer, is null.
+    marked = min(marked, len(rows))
+    spans = np.array([[list(span) for span in fields] for _, fields in rows], dtype=np.int64)
+    spans = spans.reshape(len(rows), 3, 2)
+    from_extra = np.array([in_extra for in_extra, _ in rows[:marked]], dtype=bool)
+    block, more = np.frombuffer(data, dtype=np.uint8), np.frombuffer(extra, dtype=np.uint8)
+    arrays = strings_arrays(block, spans, more, from_extra)
+    assert len(arrays) == 3
+    for field, array in enumerate(arrays):
+        array.validate(full=True)
+        expected = [
+            strings_array(more if from_extra[row] else block, *spans[row : row + 1, field].T)
+            .to_pylist()[0]
+            if row < marked
+            else None
+            for row in range(len(rows))
+        ]
+        assert array.to_pylist() == expected
 
 
 @settings(deadline=None, max_examples=200)
