@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parsers import parse_bytes
+from parsers.engine.assembly import card_set_columns
 from parsers.engine.betting import highest_total_before, ordered_actions
 from parsers.engine.block_parts import _mark_all_ins
 from parsers.engine.checks import first_problem
@@ -279,3 +280,31 @@ def test_the_line_frames_hand_is_flagged_sorted_only_because_it_is(starts: list)
     assert frame["hand"].flags["SORTED_ASC"]
     assert (np.diff(hands) >= 0).all()
     assert hands.tolist() == (np.cumsum([bool(s) for s in starts], dtype=int) - 1).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.none() | st.lists(st.none() | st.integers(0, 300), max_size=9),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_card_set_keys_are_equal_exactly_for_the_same_cards(
+    lists: list[list[int | None] | None],
+) -> None:
+    # Two sightings are one version of a player's cards when they hold the same codes in any
+    # order, nulls left out: as the sorted codes joined into a text say.
+    cards = pl.Series("cards", lists, dtype=pl.List(pl.Int64))
+    texts = cards.list.sort().cast(pl.List(pl.String)).list.join(",").to_list()
+    keys, long_keys = card_set_columns(cards)
+    pairs = list(zip(keys.to_list(), long_keys.to_list(), strict=True))
+    for first in range(len(lists)):
+        if lists[first] is None:
+            assert pairs[first] == (None, None)
+            continue
+        assert (pairs[first][0] is None) != (pairs[first][1] is None)
+        for second in range(len(lists)):
+            if lists[second] is not None:
+                same = texts[first] == texts[second]
+                assert (pairs[first] == pairs[second]) == same, (lists[first], lists[second])
