@@ -35,7 +35,6 @@ from parsers.byte_kernels import (
 )
 from parsers.engine.checks import MAX_SEATS
 from parsers.pokerstars.forms import ACTION_VERBS
-from pipeline.positions import labels_after_button
 
 __all__ = ["CompiledBlock", "read_block"]
 
@@ -983,52 +982,3 @@ def split_descriptions(data, starts, ends):  # type: ignore[no-untyped-def]
             low_start[row] = low
             low_end[row] = end
     return high_start, high_end, low_start, low_end
-
-
-# Position labels clockwise from the seat after the button, for 2..10 players dealt in (as
-# pipeline.positions labels them).
-POSITION_LABELS = ("BTN", "SB", "BB", "UTG", "UTG+1", "UTG+2", "UTG+3", "LJ", "HJ", "CO")
-_LABELS = np.full((11, 10), -1, dtype=np.int8)
-for _players in range(2, 11):
-    for _k, _label in enumerate(labels_after_button(_players)):
-        _LABELS[_players, _k] = POSITION_LABELS.index(_label)
-_BUTTON = POSITION_LABELS.index("BTN")
-_CUTOFF = POSITION_LABELS.index("CO")
-
-
-@numba.njit(cache=True)
-def positions(hand, seat, sitting_out, button):  # type: ignore[no-untyped-def]
-    """Index into POSITION_LABELS of each seat row (rows grouped by hand), -1 if not dealt in.
-
-    Counted clockwise from the button over the seats dealt in; with the button's seat empty
-    (a dead button) the blinds keep their labels and nobody is the button.
-    """
-    count = hand.shape[0]
-    label = np.full(count, -1, dtype=np.int8)
-    first = 0
-    while first < count:
-        last = first
-        while last < count and hand[last] == hand[first]:
-            last += 1
-        players = 0
-        button_dealt = False
-        for row in range(first, last):
-            if not sitting_out[row]:
-                players += 1
-                if seat[row] == button[row]:
-                    button_dealt = True
-        if 2 <= players <= 10:
-            for row in range(first, last):
-                if sitting_out[row]:
-                    continue
-                clockwise = (seat[row] - button[row] - 1) % 256
-                order = 0
-                for other in range(first, last):
-                    if not sitting_out[other] and (seat[other] - button[other] - 1) % 256 < clockwise:
-                        order += 1
-                position = _LABELS[players, order]
-                if position == _BUTTON and not button_dealt:
-                    position = _CUTOFF
-                label[row] = position
-        first = last
-    return label

@@ -12,13 +12,14 @@ from parsers.pokerstars.block_parser import read_headers, stake_columns
 from parsers.pokerstars.compiled_header import header_fields, table_fields
 from parsers.pokerstars.forms import GAME, SITE
 from parsers.pokerstars.tables import StoredTables
+from pipeline.positions import LABEL_NAMES, position_codes
 from pipeline.schema import ACTIONS, COLLECTIONS, NOTES, REJECTS, SEATS, SHOWDOWNS
 
 KIND_NAMES = pa.array(
     [compiled.KIND_OF_VERB.get(code, "") for code in range(len(compiled.VERBS))]
     + ["uncalled_return"]
 )
-POSITION_NAMES = pa.array(compiled.POSITION_LABELS)
+POSITION_NAMES = pa.array(LABEL_NAMES)
 
 
 def _verb_mask(verbs: list[int]) -> np.ndarray:
@@ -200,7 +201,7 @@ def compiled_tables(
     def ids(rows_hand: np.ndarray) -> pa.Array:
         return hand_ids.take(pa.array(hand_row[rows_hand]))
 
-    position = compiled.positions(
+    position = position_codes(
         seat_hand,
         read.number[seat_rows],
         sitting_out,

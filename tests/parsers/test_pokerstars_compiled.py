@@ -30,7 +30,7 @@ from parsers.columns import cards_list, money_by_expressions
 from parsers.pokerstars import HAND_START, PokerStarsParser, parse_with_block_parser
 from parsers.text import UnreadableFile, decode_lines, decode_text
 from pipeline.generate import generate
-from pipeline.positions import assign_positions
+from pipeline.positions import LABEL_NAMES, assign_positions, position_codes
 from tests.fuzzing import differences, load_seeds, mutated_block
 from tests.parsers.corpus import CORPUS, needs_corpus
 
@@ -283,11 +283,11 @@ def test_positions_are_those_of_assign_positions(
     expected = assign_positions(
         frame.drop("button_seat"), frame.select("hand", "button_seat").unique("hand")
     ).sort("hand", "seat")["position"].to_list()
-    labels = compiled.positions(
+    labels = position_codes(
         frame["hand"].to_numpy(), frame["seat"].to_numpy().astype(np.int64),
         frame["sitting_out"].to_numpy(), frame["button_seat"].to_numpy(),
     )
-    assert [compiled.POSITION_LABELS[k] if k >= 0 else None for k in labels] == expected
+    assert [LABEL_NAMES[k] if k >= 0 else None for k in labels] == expected
 
 
 def _buffer(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
