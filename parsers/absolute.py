@@ -24,7 +24,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from parsers.columns import cards_list, money
+from parsers.columns import cards_list, holds_a_null, money
 from parsers.engine.anchored import AnchoredParser, Block, seat_lines, with_sitting_out
 from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
@@ -340,7 +340,7 @@ class _Block(Block):
                 | pl.col("rake").is_null(),
                 "missing or unreadable total pot / rake",
             ),
-            (board.list.drop_nulls().list.len() < board.list.len(), "unreadable board card"),
+            (holds_a_null(board), "unreadable board card"),
             (
                 streets != pl.int_ranges(1, streets.list.len() + 1).cast(pl.List(pl.Int8)),
                 "streets missing or out of order",

@@ -32,7 +32,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from parsers.columns import cards_list, money
+from parsers.columns import cards_list, holds_a_null, money
 from parsers.engine.anchored import AnchoredParser, Block, seat_fields, with_sitting_out
 from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
@@ -344,7 +344,7 @@ class _Block(Block):
                 | ((pl.col("limit_type") == "FL") & pl.col("big_bet").is_null())
             )
             .then(pl.lit("unreadable stakes or blinds"))
-            .when(board.list.drop_nulls().list.len() < board.list.len())
+            .when(holds_a_null(board))
             .then(pl.lit("unreadable board card"))
         )
         return hands.select("hand", reason=reason).filter(pl.col("reason").is_not_null())

@@ -31,7 +31,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from parsers.columns import local_time_to_utc
+from parsers.columns import holds_a_null, local_time_to_utc
 from parsers.engine.assembly import showdown_rows
 from parsers.engine.block_parts import (
     BlockParts,
@@ -420,7 +420,7 @@ def _parts(frame: pl.DataFrame) -> BlockParts:
             (pl.col("limit_type").is_null(), "unknown betting limit"),
             (pl.col("big_blind").is_null() | pl.col("small_blind").is_null(), "unreadable stakes"),
             (
-                pl.col("board").fill_null([]).list.drop_nulls().list.len() < pl.col("board").fill_null([]).list.len(),
+                holds_a_null(pl.col("board").fill_null([])),
                 "unreadable board card",
             ),
             (pl.col("board").fill_null([]).list.len() > 5, "more than five board cards"),

@@ -21,7 +21,7 @@ import polars as pl
 import pyarrow as pa
 
 from parsers import byte_kernels
-from parsers.columns import cards_list, money_by_expressions, money_with_fast_path
+from parsers.columns import cards_list, holds_a_null, money_by_expressions, money_with_fast_path
 from parsers.engine.assembly import HandTables, attach_hole_cards
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.file_batches import FileBatchParser
@@ -448,7 +448,7 @@ def hand_problems(
         .then(pl.lit("unreadable stakes"))
         .when(pl.col("limit_type").is_null())
         .then(pl.lit("unknown betting limit"))
-        .when(board.list.drop_nulls().list.len() < board.list.len())
+        .when(holds_a_null(board))
         .then(pl.lit("unreadable board card"))
         .when(board.list.len() > 5)
         .then(pl.lit("more than five board cards")),

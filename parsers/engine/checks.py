@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from parsers.columns import holds_a_null
+
 __all__ = ["MAX_SEATS", "actor_problems", "card_problems", "first_problem", "seat_problems"]
 
 # No Omaha table seats more players: a hand listing more is damaged (fuzzing spliced 200 seat
@@ -37,10 +39,7 @@ def seat_problems(seats: pl.DataFrame) -> pl.DataFrame:
         distinct_players=pl.col("player").n_unique(),
         bad_cards=(
             pl.col("hole_cards").is_not_null()
-            & (
-                (pl.col("hole_cards").list.len() != 4)
-                | (pl.col("hole_cards").list.drop_nulls().list.len() < 4)
-            )
+            & ((pl.col("hole_cards").list.len() != 4) | holds_a_null(pl.col("hole_cards")))
         ).sum(),
         conflicting=(pl.col("card_versions") > 1).sum(),
     )
@@ -123,7 +122,7 @@ def card_problems(
         .sort("hand", "card")
         .select("hand", reason=pl.lit("duplicate card code ") + pl.col("card").cast(pl.String))
     )
-    unreadable = showdowns.filter(
-        pl.col("cards").list.eval(pl.element().is_null()).list.any()
-    ).select("hand", reason=pl.lit("unreadable shown card"))
+    unreadable = showdowns.filter(holds_a_null(pl.col("cards"))).select(
+        "hand", reason=pl.lit("unreadable shown card")
+    )
     return pl.concat([duplicated, unreadable]).unique("hand", keep="first", maintain_order=True)

@@ -17,7 +17,7 @@ from typing import ClassVar, TypeAlias
 import numpy as np
 import polars as pl
 
-from parsers.columns import cards_list, local_time_to_utc, money
+from parsers.columns import cards_list, holds_a_null, local_time_to_utc, money
 from parsers.engine.assembly import HandTables, attach_hole_cards
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
@@ -487,7 +487,7 @@ class TextFormat:
             .then(pl.lit("unknown betting limit"))
             .when(pl.col("big_blind").is_null() | pl.col("small_blind").is_null())
             .then(pl.lit("unreadable stakes"))
-            .when(board.list.drop_nulls().list.len() < board.list.len())
+            .when(holds_a_null(board))
             .then(pl.lit("unreadable board card"))
             .when(board.list.len() > 5)
             .then(pl.lit("more than five board cards"))

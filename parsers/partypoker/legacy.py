@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from parsers.columns import local_time_to_utc
+from parsers.columns import holds_a_null, local_time_to_utc
 from parsers.engine.assembly import showdown_rows
 from parsers.engine.block_parts import (
     BlockParts,
@@ -329,7 +329,7 @@ def legacy_parts(frame: pl.DataFrame) -> BlockParts:
             (pl.col("started_at").is_null(), "unreadable start time"),
             (pl.col("big_blind").is_null(), "unreadable stakes"),
             (
-                pl.col("board").list.drop_nulls().list.len() < pl.col("board").list.len(),
+                holds_a_null(pl.col("board")),
                 "unreadable board card",
             ),
             (pl.col("board").list.len() > 5, "more than five board cards"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from parsers.columns import local_time_to_utc
+from parsers.columns import holds_a_null, local_time_to_utc
 from parsers.engine.betting import ordered_actions
 from parsers.engine.assembly import showdown_rows
 from parsers.engine.block_parts import (
@@ -739,7 +739,7 @@ def _structure_problems(
                     "unknown currency: no single currency symbol on the seat amounts",
                 ),
                 (pl.col("bad_pots").fill_null(True), "unreadable pot or rake amount"),
-                (board.list.drop_nulls().list.len() < board.list.len(), "unreadable board card"),
+                (holds_a_null(board), "unreadable board card"),
                 (board.list.len() > 5, "more than five board cards"),
                 (
                     pl.col("summary_board").is_not_null()

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parsers import parse_bytes
+from parsers.columns import holds_a_null
 from parsers.engine.assembly import card_set_columns
 from parsers.engine.betting import highest_total_before, ordered_actions
 from parsers.engine.block_parts import _mark_all_ins
@@ -308,3 +309,13 @@ def test_card_set_keys_are_equal_exactly_for_the_same_cards(
             if lists[second] is not None:
                 same = texts[first] == texts[second]
                 assert (pairs[first] == pairs[second]) == same, (lists[first], lists[second])
+
+
+@given(st.lists(st.none() | st.lists(st.none() | st.integers(0, 51), max_size=6), max_size=30))
+def test_a_list_holds_a_null_where_dropping_nulls_shortens_it(
+    lists: list[list[int | None] | None],
+) -> None:
+    frame = pl.DataFrame({"cards": pl.Series(lists, dtype=pl.List(pl.UInt8))})
+    cards = pl.col("cards")
+    expected = frame.select(cards.list.drop_nulls().list.len() < cards.list.len()).to_series()
+    assert frame.select(holds_a_null(cards)).to_series().to_list() == expected.to_list()
