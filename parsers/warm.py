@@ -12,6 +12,7 @@ import numpy as np
 from parsers import byte_kernels
 from parsers.engine import kernels
 from parsers.pokerstars import compiled_header, compiled_reader
+from pipeline import positions
 
 
 def warm() -> None:
@@ -23,6 +24,8 @@ def warm() -> None:
     offsets = np.frombuffer(offsets.tobytes(), dtype=np.int64)
     spans = np.zeros(1, dtype=np.int64)
     byte_kernels.gather_strings(data, spans, spans)
+    no_extra, header_spans = np.zeros(0, dtype=np.uint8), np.zeros((1, 1, 2), dtype=np.int64)
+    byte_kernels.gather_string_columns(data, no_extra, np.zeros(1, dtype=np.bool_), header_spans)
     byte_kernels.money_of_lines(data, offsets, True)
     byte_kernels.card_tokens_of_lines(data, offsets)
     kernels.highest_before(
@@ -32,9 +35,10 @@ def warm() -> None:
         np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 1
     )
     compiled_reader.scan(data, offsets, np.ones(1, dtype=np.bool_), np.ones(1, dtype=np.bool_))
-    compiled_reader.positions(
-        np.zeros(1, dtype=np.int32), spans, np.zeros(1, dtype=np.bool_), np.ones(1, dtype=np.int16)
-    )
+    hand, out = np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.bool_)
+    for button in (np.ones(1, dtype=np.int16), np.ones(1, dtype=np.int64)):  # read, assembled
+        positions.position_codes(hand, spans, out, button)
+    kernels.card_set_keys(spans, spans, np.ones(1, dtype=np.bool_), np.ones(1, dtype=np.bool_))
     compiled_reader.split_descriptions(data, spans, spans)
     compiled_header.header_spans(data, offsets, spans)
     compiled_header.table_spans(data, offsets, spans)

@@ -30,3 +30,11 @@ def test_a_module_that_does_not_compile_is_reported_and_the_rest_still_compiled(
 
 def test_the_packages_set_up_compiles_exist() -> None:
     assert all((REPOSITORY / package / "__init__.py").is_file() for package in PACKAGES)
+
+
+def test_the_fork_servers_preload_loads_every_kernel_it_names() -> None:
+    # Ingest's fork server imports it before forking workers: a kernel renamed or moved
+    # without it would stop the preload (and every worker would load its kernels again).
+    import parsers.warm
+
+    parsers.warm.warm()
