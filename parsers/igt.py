@@ -41,6 +41,7 @@ from parsers.engine.structured import (
     HandRecord,
     XmlHandParser,
     cached_when_short,
+    collector_paused,
     small_number,
 )
 from parsers.engine.xml_safe import MAX_DEPTH
@@ -76,6 +77,12 @@ class IgtParser(XmlHandParser):
 
     def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
         """Parse a block; a real export's ``{"history": [hand, …]}`` line is read hand by hand."""
+        with collector_paused():
+            return self._parse_histories(lines, offsets, source_file)
+
+    def _parse_histories(
+        self, lines: pl.Series, offsets: np.ndarray, source_file: str
+    ) -> ParseResult:
         texts: list[str] = lines.to_list()
         if not any(_HISTORY.match(text) for text in texts):
             return super().parse(lines, offsets, source_file)
@@ -159,7 +166,9 @@ def igt_card(link: str | None) -> int | None:
 
 _SUITS = "dchs"
 # The 52 ids as printed, decoded once (as Boss's `_BOSS_CODES`).
-_IGT_CODES = {str(number): CARD_CODES[RANKS[number % 13] + _SUITS[number // 13]] for number in range(52)}
+_IGT_CODES = {
+    str(number): CARD_CODES[RANKS[number % 13] + _SUITS[number // 13]] for number in range(52)
+}
 
 
 # Text of the one-hand documents a block keeps read (a decoded document holds ten times its

@@ -21,11 +21,13 @@ and the decoded rows are handed to polars once per block. Amounts are converted 
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 from xml.etree.ElementTree import Element
 
@@ -52,6 +54,7 @@ __all__ = [
     "card",
     "check_board",
     "collection_row",
+    "collector_paused",
     "drop_winner_mucks",
     "largest_posts",
     "minor_units",
@@ -90,6 +93,25 @@ def cached_when_short(
         return call
 
     return decorate
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused for the duration (a parse of one block).
+
+    Decoding a block allocates a few hundred thousand small containers (elements, JSON values,
+    row dicts) that are kept until the block's frames are built and that reference counting
+    frees (they form no cycles): the collector would only rescan the growing heap again and
+    again, a fifth of a structured parse. A block is bounded (8 MiB), so anything cyclic left
+    meanwhile waits at most one block. Nested use is fine: only the outermost resumes it.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class HandProblem(ValueError):
@@ -305,6 +327,10 @@ class XmlHandParser:
         return lines.str.contains(self.start_tag.pattern).fill_null(False).to_numpy()
 
     def parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
+        with collector_paused():
+            return self._parse(lines, offsets, source_file)
+
+    def _parse(self, lines: pl.Series, offsets: np.ndarray, source_file: str) -> ParseResult:
         texts: list[str] = lines.to_list()
         rows = [int(row) for row in np.flatnonzero(self.hand_starts(lines))]
         # A hand starts at the first opening tag of its line; what precedes the tag on that
