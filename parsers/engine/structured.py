@@ -154,6 +154,19 @@ def minor_units(text: str | None, scale: int, what: str) -> int:
     """
     if text is None:
         raise HandProblem(f"missing amount ({what})")
+    whole, _, fraction = text.partition(".")
+    if (
+        whole.isdigit()
+        and (fraction.isdigit() or not fraction)
+        and len(text) <= 40
+        and text.isascii()
+    ):
+        # Plain ASCII digits with at most one point, as nearly every amount is printed: the
+        # integer path below without cleaning or matching (the text is its own cleaned form).
+        unit: int = 10 ** len(fraction)
+        minor, left = divmod(int(whole + fraction) * scale, unit)
+        if not left and minor < MAX_MINOR_UNITS:
+            return minor
     cleaned = text.strip().lstrip("$€£").replace(",", "").strip()
     plain = _PLAIN_AMOUNT.fullmatch(cleaned) if len(cleaned) <= 40 else None
     if plain is not None:
