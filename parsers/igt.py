@@ -39,6 +39,7 @@ from parsers.engine.boss_schema import read_boss_hand
 from parsers.engine.structured import (
     HandProblem,
     HandRecord,
+    SkippedGame,
     XmlHandParser,
     cached_when_short,
     collector_paused,
@@ -88,9 +89,8 @@ class IgtParser(XmlHandParser):
             return super().parse(lines, offsets, source_file)
         expanded: list[str] = []
         expanded_offsets: list[int] = []
-        budget = [_LOADED_CHARS]
         for text, offset in zip(texts, offsets.tolist(), strict=True):
-            for hand in _history_hands(text, self._loaded, budget):
+            for hand in _history_hands(text, self._decoded):
                 expanded.append(hand)
                 expanded_offsets.append(offset)
         try:
@@ -100,48 +100,63 @@ class IgtParser(XmlHandParser):
                 source_file,
             )
         finally:
-            self._loaded.clear()
+            self._decoded.clear()
 
     def __init__(self) -> None:
         super().__init__()
-        # Documents of one hand already read by `_history_hands`, by their exact text (one
-        # entry per line holding it): the hand is decoded without reading its text again.
-        self._loaded: dict[str, list[Any]] = {}
+        # What the one-hand documents read by `_history_hands` decode to, by their exact text
+        # (one entry per line holding it): the hand is not read a second time. A record is
+        # what the block keeps of a hand anyway, so this holds little more than the block's
+        # records (a decoded document would hold ten times its text).
+        self._decoded: dict[str, list[HandRecord | HandProblem | SkippedGame]] = {}
 
     def split_element(self, piece: str) -> tuple[str, str]:
         return piece.strip(), ""  # one JSON object per line
 
     def read_hand(self, text: str, context: dict[str, Any]) -> HandRecord:
-        pending = self._loaded.get(text)
-        document = pending.pop() if pending else _load(text)
+        pending = self._decoded.get(text)
+        if not pending:
+            return _read_document(_load(text))
+        decoded = pending.pop()
+        if isinstance(decoded, HandRecord):
+            return decoded
+        raise decoded
+
+
+def _read_document(document: Any) -> HandRecord:
+    """The hand of one decoded JSON document (flat, or a real export's one-hand history)."""
+    if not isinstance(document, dict):
+        raise HandProblem("a hand is not a JSON object")
+    history = _lookup(document, "history")
+    if isinstance(history, list) and len(history) == 1 and len(document) == 1:
+        document = history[0]  # a real export of one hand, read as it stands in the file
         if not isinstance(document, dict):
             raise HandProblem("a hand is not a JSON object")
-        history = _lookup(document, "history")
-        if isinstance(history, list) and len(history) == 1 and len(document) == 1:
-            document = history[0]  # a real export of one hand, read as it stands in the file
-            if not isinstance(document, dict):
-                raise HandProblem("a hand is not a JSON object")
-        document = _as_flat_hand(document)
-        header = {
-            _boss_name(key): _text(value) or ""
-            for key, value in document.items()
-            if not isinstance(value, list | dict)
-        }
-        elements: list[dict[str, Any]] = []
-        for player in _objects(document, "players"):
-            elements.append({"tag": "PLAYER", **_attributes(player)})
-        for action in _objects(document, "actions"):
-            elements.append({"tag": "ACTION", **_attributes(action)})
-        showdown = _lookup(document, "showdown")
-        if isinstance(showdown, dict):
-            elements.append(
-                {
-                    "tag": "SHOWDOWN",
-                    **_attributes(showdown),
-                    "results": [_attributes(result) for result in _objects(showdown, "results")],
-                }
-            )
-        return read_boss_hand(header, elements, igt_card)
+    document = _as_flat_hand(document)
+    header = {
+        _boss_name(key): _text(value) or ""
+        for key, value in document.items()
+        if not isinstance(value, list | dict)
+    }
+    elements = [_attributes(player, "PLAYER") for player in _objects(document, "players")]
+    elements += [_attributes(action, "ACTION") for action in _objects(document, "actions")]
+    showdown = _lookup(document, "showdown")
+    if isinstance(showdown, dict):
+        item = _attributes(showdown, "SHOWDOWN")
+        item["results"] = [_attributes(result) for result in _objects(showdown, "results")]
+        elements.append(item)
+    return read_boss_hand(header, elements, igt_card)
+
+
+def _decoded_document(document: Any) -> HandRecord | HandProblem | SkippedGame:
+    """`_read_document`'s record, or its refusal made anew: the raised one's traceback holds
+    the frames that read the document, and so the whole decoded document."""
+    try:
+        return _read_document(document)
+    except HandProblem as problem:
+        return HandProblem(str(problem))
+    except SkippedGame as skipped:
+        return SkippedGame(skipped.game)
 
 
 def igt_card(link: str | None) -> int | None:
@@ -171,19 +186,16 @@ _IGT_CODES = {
 }
 
 
-# Text of the one-hand documents a block keeps read (a decoded document holds ten times its
-# text in Python objects, and all of a block's are read before its hands): past it, re-read.
-_LOADED_CHARS = 4 << 20
 _HISTORY = re.compile(r'^\ufeff?\s*\{\s*"history"\s*:')
 
 
 def _history_hands(
-    text: str, loaded: dict[str, list[Any]] | None = None, budget: list[int] | None = None
+    text: str, decoded: dict[str, list[HandRecord | HandProblem | SkippedGame]] | None = None
 ) -> list[str]:
     """The hands of a ``{"history": [...]}`` document, one JSON text each; the line itself
     when it is not such a document (it is then read, or refused, as one hand). A document
-    read here and kept as one hand is put in ``loaded`` under the text it was read from, while
-    ``budget`` (characters of such texts still allowed) lasts."""
+    read here and kept as one hand is decoded at once, its record or refusal put in
+    ``decoded`` under the text it was read from."""
     if not _HISTORY.match(text):
         return [text]
     bare = text.lstrip("\ufeff")
@@ -193,9 +205,8 @@ def _history_hands(
         return [text]
     hands = document.get("history") if isinstance(document, dict) else None
     if not isinstance(hands, list) or len(hands) < 2 or len(document) != 1:
-        if loaded is not None and budget is not None and budget[0] >= len(bare):
-            budget[0] -= len(bare)
-            loaded.setdefault(bare, []).append(document)
+        if decoded is not None:
+            decoded.setdefault(bare, []).append(_decoded_document(document))
         return [text]
     # Several hands in one document: each is read on its own, its text re-written compactly
     # (a rejected one keeps that text, at the document's offset).
@@ -345,10 +356,14 @@ def _objects(document: dict[str, Any], key: str) -> list[dict[str, Any]]:
     return value
 
 
-def _attributes(item: dict[str, Any]) -> dict[str, Any]:
-    attributes: dict[str, Any] = {"cards": [_text(card) for card in item.get("cards") or []]}
+def _attributes(item: dict[str, Any], tag: str | None = None) -> dict[str, Any]:
+    """An item's values under their Boss names, ``cards`` as texts, and ``tag`` if given."""
+    attributes: dict[str, Any] = {} if tag is None else {"tag": tag}
+    attributes["cards"] = [
+        card if type(card) is str else _text(card) for card in item.get("cards") or []
+    ]
     for key, value in item.items():
-        name = _attribute_name(key)
+        name = _KNOWN_NAMES.get(key) or _attribute_name(key)
         if name is None:
             continue
         if type(value) is str:  # most values: `_text` of a string is the string
@@ -358,3 +373,16 @@ def _attributes(item: dict[str, Any]) -> dict[str, Any]:
             raise HandProblem(f"unexpected nested value under {key[:30]!r}")
         attributes[name] = (_text(value) or "").strip()
     return attributes
+
+
+# The Boss names of the keys IGT writes, looked up without a call (other keys, and the
+# nested ``cards`` and ``results``, go through `_attribute_name`).
+_KNOWN_NAMES: dict[str, str] = {
+    key: name
+    for key in (
+        *("name", "seat", "amount", "state", "dealer", "id", "bounty", "kind", "date", "type"),
+        *("player", "value", "mainpot", "rake", "pot", "winType", "win", "hand", "handExt"),
+        *("leftpot", "rightpot", "bankRoll", "winCard"),
+    )
+    if (name := _attribute_name(key)) is not None
+}
