@@ -232,3 +232,57 @@ def test_caches_of_input_texts_keep_only_short_ones() -> None:
         before = cached.cache_info().currsize  # type: ignore[attr-defined]
         cached(long_text, *rest)
         assert cached.cache_info().currsize == before, cached  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2012-09-27 16:45:13",
+        "2011-02-29 04:49:36",  # not a leap year
+        "2012-02-29 23:59:59",
+        "0000-01-01 00:00:00",
+        "2012-13-01 00:00:00",
+        "2012-00-10 00:00:00",
+        "2011-08-04 24:00:00",
+        "2011-08-04 04:60:00",
+        "2011-08-04 04:49:60",
+        "2012-9-27 16:45:13",  # strptime's one-digit month
+        "2012-09-27  16:45:13",
+        "2012-09-27T16:45:13",
+        "2012-09-27 16:45",
+        "2012-09-27 16:45:13.5",
+        "２０１２-09-27 16:45:13",
+        "",
+    ],
+)
+def test_microgaming_start_time_shortcut(text: str) -> None:
+    """The plain-date shortcut reads what strptime reads, and refuses what it refuses."""
+    from datetime import datetime
+
+    from parsers.microgaming import _start_time
+
+    try:
+        expected: object = datetime.strptime(text, "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        expected = "unreadable start time"
+    try:
+        found: object = _start_time(text)
+    except HandProblem as problem:
+        found = str(problem)
+    assert found == expected
+
+
+@needs_corpus
+def test_repeated_refused_one_hand_documents_keep_their_reason() -> None:
+    """A one-hand document decoded while the block is cut into hands is refused, line by line,
+    with the reason it has when read alone."""
+    line = (CORPUS / "IGT/cash/PLO8-GeneralHand.json.txt").read_text(encoding="utf-8-sig")
+    line = line.strip().replace('"limit":"Pot Limit"', '"limit":"Spread Limit"', 1)
+    assert "Spread Limit" in line
+    thrice = parsers.parse_bytes(((line + "\n") * 3).encode(), "thrice.txt")
+    alone = parsers.parse_bytes(line.replace('{"history":[', "", 1)[:-2].encode(), "alone.txt")
+    assert thrice is not None and alone is not None
+    assert (thrice.hands_found, thrice.rejected, alone.rejected) == (3, 3, 1)
+    reasons = thrice.tables["rejects"].column("reason").to_pylist()
+    assert reasons == alone.tables["rejects"].column("reason").to_pylist() * 3
+    assert reasons[0].startswith("unrecognised limit")
