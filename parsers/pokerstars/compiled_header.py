@@ -26,16 +26,13 @@ from parsers.pokerstars.forms import TABLE
 
 __all__ = ["HEADER_GROUPS", "header_fields", "table_fields"]
 
-# Spans of a header, in this order; -1 where the group does not take part.
+# Spans of a header's groups that the hand table is built from (`HEADER_GROUPS`), in this
+# order; -1 where the group does not take part.
 (
     F_HAND_ID,
     F_TOURNAMENT_ID,
     F_BUY_IN,
-    F_TGAME,
-    F_CGAME,
-    F_CSTAKES,
     F_LEVEL,
-    F_LSTAKES,
     F_DATE,
     F_TIME,
     F_ZONE,
@@ -44,13 +41,12 @@ __all__ = ["HEADER_GROUPS", "header_fields", "table_fields"]
     F_ET_ZONE,
     F_GAME,
     F_LIMIT,
-    F_STAKES,
     F_SYMBOL,
     F_FIRST,
     F_SECOND,
     F_CODE,
-) = range(21)
-_FIELDS = 21
+) = range(16)
+_FIELDS = 16
 # The groups of the regular expressions that the hand table is built from, and the span each
 # reads (None: a group these shapes never fill, so null for them). The other groups (the
 # prefix, the club, the game and stakes texts before they are cut) are only the expressions'
@@ -284,7 +280,6 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
         i = limit_end
         if i < 0 or not starts_with(data, i, end, _LEVEL):
             return False
-        spans[row, F_TGAME, 0], spans[row, F_TGAME, 1] = game, i
         level = i + _LEVEL.shape[0]
         i = level
         while i < end and data[i] != 0x20:
@@ -300,7 +295,6 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
             i += 1
         if i >= end or not _stakes(data, stakes, i, spans, row):
             return False
-        spans[row, F_LSTAKES, 0], spans[row, F_LSTAKES, 1] = stakes, i
         close = i
     else:
         game = i
@@ -319,9 +313,6 @@ def _header(data: np.ndarray, start: int, end: int, spans: np.ndarray, row: int)
             i += 1
         if i >= end or not _stakes(data, stakes, i, spans, row):
             return False
-        spans[row, F_CGAME, 0], spans[row, F_CGAME, 1] = game, i + 1
-        spans[row, F_CSTAKES, 0], spans[row, F_CSTAKES, 1] = stakes, i
-        spans[row, F_STAKES, 0], spans[row, F_STAKES, 1] = stakes, i
         close = i
     spans[row, F_GAME, 0], spans[row, F_GAME, 1] = game, game + _GAME.shape[0] - 1
     spans[row, F_LIMIT, 0], spans[row, F_LIMIT, 1] = limit, limit_end
