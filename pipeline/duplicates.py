@@ -344,19 +344,17 @@ class DuplicateGuard:
         if not hands_moves:
             return Settled()
         part_file = Path(hands_moves[0][1]).name
-        copies = hands.group_by("key").len("copies")
-        stored_keys = set(
-            copies.filter(pl.Series(self._keys.contains(copies["key"].to_numpy())))["key"]
-        )
-        repeated_keys = set(copies.filter(pl.col("copies") > 1)["key"]) | stored_keys
-        repeated = hands.filter(pl.col("key").is_in(sorted(repeated_keys)))
+        stored_keys, repeated_keys = self._repeated_keys(hands["key"].to_numpy())
         plan = _Plan(by_path={outcome.path: outcome for outcome in outcomes})
-        plan.stored.append(
-            hands.unique("key", keep="first", maintain_order=True).filter(
-                ~pl.col("key").is_in(sorted(repeated_keys))
+        if not repeated_keys:  # nearly every task: all its hands are new, each once
+            plan.stored.append(hands)
+        else:
+            plan.stored.append(
+                hands.unique("key", keep="first", maintain_order=True).filter(
+                    ~pl.col("key").is_in(sorted(repeated_keys))
+                )
             )
-        )
-        if repeated.height:
+            repeated = hands.filter(pl.col("key").is_in(sorted(repeated_keys)))
             originals = self._originals(stored_keys)
             task_texts = self._task_texts(moves, repeated)
             # Plain rows grouped in Python: one small frame per hand would cost far more.
@@ -402,6 +400,14 @@ class DuplicateGuard:
             settled.index_rows = index_rows
             settled.index_part = final
         return settled
+
+    def _repeated_keys(self, keys: np.ndarray) -> tuple[set[int], set[int]]:
+        """Of a task's hand keys: those an earlier commit stored, and those plus the keys the
+        task holds more than once."""
+        stored = set(keys[self._keys.contains(keys)].tolist())
+        ordered = np.sort(keys)
+        twice = ordered[1:][ordered[1:] == ordered[:-1]]
+        return stored, stored | set(twice.tolist())
 
     def committed(self, settled: Settled, outcomes: Sequence[Outcome]) -> None:
         """Remember a committed task's keys and parts (later tasks of the run see them)."""
