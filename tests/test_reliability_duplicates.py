@@ -297,3 +297,19 @@ def test_the_key_index_finds_exactly_the_keys_added(batches: list[list[int]]) ->
         added.update(batch)
     probe = np.array(sorted(added) + [7, -7], dtype=np.int64)
     assert index.contains(probe).tolist() == [int(key) in added for key in probe]
+
+
+@settings(deadline=None, max_examples=100)
+@given(
+    stored=st.lists(st.integers(-5, 5), max_size=8),
+    task=st.lists(st.integers(-5, 5) | st.integers(-(2**63), 2**63 - 1), max_size=20),
+)
+def test_a_tasks_repeated_keys_are_the_stored_ones_and_those_it_holds_twice(
+    stored: list[int], task: list[int]
+) -> None:
+    guard = object.__new__(duplicates.DuplicateGuard)  # only its key index is read
+    guard._keys = duplicates._SortedKeys(np.array(stored, dtype=np.int64))
+    found_stored, repeated = guard._repeated_keys(np.array(task, dtype=np.int64))
+    twice = {key for key, count in Counter(task).items() if count > 1}
+    assert found_stored == set(task) & set(stored)
+    assert repeated == found_stored | twice
