@@ -48,6 +48,8 @@ BOARD_STREETS = {"BOARD_FLOP": 1, "BOARD_TURN": 2, "BOARD_RIVER": 3}
 HALVES = {"WINTYPE_HI": "high", "WINTYPE_LO": "low", "WINTYPE_HILO": None}
 # RESULT descriptions that say the cards were not compared at a showdown.
 NOT_SHOWN = ("$(STR_BY_DEFAULT)", "$(STR_G_MUCK)")
+# A hidden card's id at both sites (their ``card_of`` decode it to None).
+HIDDEN = "b"
 _SILENT = {"ACTION_FOLD": "fold", "ACTION_CHECK": "check"}
 _PAYING = {"ACTION_CALL": "call", "ACTION_BET": "bet", "ACTION_RAISE": "raise"}
 
@@ -128,8 +130,11 @@ def read_boss_hand(
                 amount = minor_units(value, scale, "ante")
                 actions.append({"street": street, "player": player, "kind": "ante", "amount": amount})
             elif action == "HAND_DEAL":
-                cards = [card_of(link) for link in element["cards"]]
-                if any(code is not None for code in cards) and player is not None:
+                links = element["cards"]
+                if links.count(HIDDEN) == len(links):
+                    continue  # nothing seen (most deals): no card to decode
+                cards = [card_of(link) for link in links]
+                if cards.count(None) < len(cards) and player is not None:
                     record.sightings.append((player, cards))
                     record.heroes.append(player)
             elif action == "HAND_BOARD":
@@ -165,7 +170,7 @@ def read_boss_hand(
             raise HandProblem("RESULT without a player")
         win = minor_units(result.get("WIN") or "0", scale, "result win")
         cards = [card_of(link) for link in result.get("cards", [])]
-        known = any(code is not None for code in cards)
+        known = cards.count(None) < len(cards)
         if known and None in cards:
             raise HandProblem(f"unreadable card among the shown cards of {player[:40]!r}")
         if known:
