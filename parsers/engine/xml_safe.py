@@ -106,16 +106,16 @@ def _read_whole(text: str) -> ElementTree.Element | None:
         root = parser.close()
     except Exception:  # noqa: BLE001 - whatever it is, the pulled parse reports it as before
         return None
-    level = [root]
-    elements = 1
-    for _ in range(MAX_DEPTH):
-        level = [child for element in level for child in element]
-        if not level:
+    # Depth: a level below holds only the children of elements that have some; leaves (most
+    # elements) end there, so only the elements with children are carried down.
+    parents = [root]
+    for _ in range(MAX_DEPTH - 1):
+        parents = [child for element in parents for child in element if len(child)]
+        if not parents:
             break
-        elements += len(level)
     else:
-        return None  # an element nested deeper than MAX_DEPTH
-    return root if elements <= MAX_ELEMENTS else None
+        return None  # an element at the level below the deepest allowed: too deep
+    return root if len(list(root.iter())) <= MAX_ELEMENTS else None
 
 
 def _read_pulled(text: str) -> ElementTree.Element:

@@ -19,7 +19,14 @@ import parsers
 from parsers import igt
 from parsers.columns import MAX_MINOR_UNITS
 from parsers.engine.structured import HandProblem, minor_units, small_number
-from parsers.engine.xml_safe import MAX_DEPTH, MAX_ELEMENTS, XmlRefused, _read_pulled, read_document
+from parsers.engine.xml_safe import (
+    MAX_DEPTH,
+    MAX_ELEMENTS,
+    XmlRefused,
+    _read_pulled,
+    _read_whole,
+    read_document,
+)
 from tests.parsers.corpus import CORPUS, needs_corpus
 
 
@@ -33,6 +40,9 @@ DOCUMENTS = [
     "<a>\r\n  <b/>\r\n</a>",
     _nested(MAX_DEPTH),  # the deepest accepted
     _nested(MAX_DEPTH + 1),  # refused
+    # The deep branch behind leaves and a shallower branch: accepted, then refused.
+    "<r><x/><y><z/></y>" + _nested(MAX_DEPTH - 1) + "<w/></r>",
+    "<r><x/><y><z/></y>" + _nested(MAX_DEPTH) + "<w/></r>",
     "<r>" + "<e/>" * (MAX_ELEMENTS - 1) + "</r>",  # the most elements accepted
     "<r>" + "<e/>" * MAX_ELEMENTS + "</r>",  # refused
     "<r>" + "<e/>" * MAX_ELEMENTS + "<unclosed>",  # too many elements, then malformed
@@ -62,6 +72,13 @@ def _outcome(read: object, text: str) -> tuple[str, str]:
 @pytest.mark.parametrize("text", DOCUMENTS)
 def test_the_whole_read_equals_the_pulled_read(text: str) -> None:
     assert _outcome(read_document, text) == _outcome(_read_pulled, text)
+
+
+@pytest.mark.parametrize("text", DOCUMENTS)
+def test_the_whole_read_takes_exactly_what_the_pulled_read_accepts(text: str) -> None:
+    # The one-call read checks the limits on its finished tree: it must give up (None) on
+    # every document the pulled read refuses, and on no other.
+    assert (_read_whole(text) is not None) == (_outcome(_read_pulled, text)[0] == "read")
 
 
 def _reference_minor_units(text: str | None, scale: int, what: str) -> int:
