@@ -132,12 +132,15 @@ def _read_document(document: Any) -> HandRecord:
         document = history[0]  # a real export of one hand, read as it stands in the file
         if not isinstance(document, dict):
             raise HandProblem("a hand is not a JSON object")
-    document = _as_flat_hand(document)
-    header = {
-        _boss_name(key): _text(value) or ""
-        for key, value in document.items()
-        if not isinstance(value, list | dict)
-    }
+    parts = _exported_parts(document)
+    if parts is None:
+        parts = _flat_parts(_as_flat_hand(document))
+    return read_boss_hand(*parts, igt_card)
+
+
+def _flat_parts(document: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """A flat-shape hand as `read_boss_hand` takes it: header values and elements."""
+    header = _header(document)
     elements = [_attributes(player, "PLAYER") for player in _objects(document, "players")]
     elements += [_attributes(action, "ACTION") for action in _objects(document, "actions")]
     showdown = _lookup(document, "showdown")
@@ -145,7 +148,120 @@ def _read_document(document: Any) -> HandRecord:
         item = _attributes(showdown, "SHOWDOWN")
         item["results"] = [_attributes(result) for result in _objects(showdown, "results")]
         elements.append(item)
-    return read_boss_hand(header, elements, igt_card)
+    return header, elements
+
+
+def _header(document: dict[str, Any]) -> dict[str, str]:
+    return {
+        _boss_name(key): _text(value) or ""
+        for key, value in document.items()
+        if not isinstance(value, list | dict)
+    }
+
+
+# The keys of a real export's hand and of its items (../shared/corpus/IGT), in their case.
+_HAND_KEYS = frozenset(
+    (
+        *("player", "action", "showDown", "id", "session", "table", "game", "gameType"),
+        *("gameKind", "tableCurrency", "limit", "date", "tableTourneyId", "endTime", "tableId"),
+        *("handId", "rakeId", "currentPlayerRegTicketId", "anonymous", "tournamentTable"),
+        *("stake", "bet", "pot", "win", "loss"),
+    )
+)
+_PLAYER_KEYS = frozenset(("name", "seat", "state", "dealer", "id", "amount", "bounty"))
+_ACTION_KEYS = frozenset(
+    ("kind", "date", "type", "player", "value", "bankRoll", "card", "mainpot", "rake", "pot")
+)
+_SHOWDOWN_KEYS = frozenset(("date", "name", "result", "mainpot", "rake", "pot"))
+_RESULT_KEYS = frozenset(
+    ("player", "hand", "winCard", "winType", "date", "card", "folded", "handExt", "bankRoll")
+    + ("win",)
+)
+
+
+def _exported_parts(hand: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, Any]]] | None:
+    """`_flat_parts(_as_flat_hand(hand))` in one pass, for a real export's hand as IGT writes
+    it (its keys, string values, cards as ``[{"link": "35"}]``); None for anything else, which
+    takes that longer way and so keeps its refusals and their order."""
+    players, actions, showdown = hand.get("player"), hand.get("action"), hand.get("showDown")
+    if (
+        type(players) is not list
+        or type(actions) is not list
+        or type(showdown) is not dict
+        or not hand.keys() <= _HAND_KEYS
+        or not showdown.keys() <= _SHOWDOWN_KEYS
+        or type(results := showdown.get("result")) is not list
+    ):
+        return None
+    elements: list[dict[str, Any]] = []
+    bankroll: dict[Any, Decimal | None] = {}
+    for player in players:
+        if type(player) is not dict or not player.keys() <= _PLAYER_KEYS:
+            return None
+        item = _exported_item(player, "PLAYER")
+        if item is None:
+            return None
+        bankroll[player.get("name")] = _decimal(player.get("amount"))
+        elements.append(item)
+    for action in actions:
+        if type(action) is not dict or not action.keys() <= _ACTION_KEYS:
+            return None
+        item = _exported_item(action, "ACTION")
+        if item is None:
+            return None
+        # As `_as_flat_hand`: the chips added are the fall of the player's bankroll.
+        name, after = action.get("player"), _decimal(action.get("bankRoll"))
+        before = bankroll.get(name)
+        if after is not None and before is not None and action.get("value") is not None:
+            item["VALUE"] = str(before - after)
+        if after is not None and name in bankroll:
+            bankroll[name] = after
+        item.pop("BANKROLL", None)
+        elements.append(item)
+    showdown_item = _exported_item(showdown, "SHOWDOWN")
+    if showdown_item is None:
+        return None
+    showdown_results = []
+    for result in results:
+        if type(result) is not dict or not result.keys() <= _RESULT_KEYS:
+            return None
+        item = _exported_item(result, None)
+        if item is None:
+            return None
+        item.pop("WINCARD", None)
+        showdown_results.append(item)
+    showdown_item["results"] = showdown_results
+    elements.append(showdown_item)
+    return _header(_flat_fields(hand)), elements
+
+
+def _exported_item(item: dict[str, Any], tag: str | None) -> dict[str, Any] | None:
+    """`_attributes(_with_links(item), tag)` for an item of string (or true/false) values
+    and ``card`` links as strings; None for anything else."""
+    attributes: dict[str, Any] = {} if tag is None else {"tag": tag}
+    attributes["cards"] = []
+    for key, value in item.items():
+        name = _KNOWN_NAMES.get(key)
+        if name is not None and type(value) is str:
+            attributes[name] = value.strip()
+        elif name is not None and type(value) is bool:
+            attributes[name] = "Y" if value else "N"
+        elif key == "card" and type(value) is list:
+            cards = []
+            for link in value:
+                if (
+                    type(link) is not dict
+                    or link.keys() != {"link"}
+                    or type(link["link"]) is not str
+                ):
+                    return None
+                cards.append(link["link"])
+            attributes["cards"] = cards
+        elif key in ("result", "winCard") and type(value) is list:
+            continue  # the results are read apart; the winning five cards are not kept
+        else:
+            return None
+    return attributes
 
 
 def _decoded_document(document: Any) -> HandRecord | HandProblem | SkippedGame:
@@ -223,17 +339,7 @@ def _as_flat_hand(hand: dict[str, Any]) -> dict[str, Any]:
     """
     if not any(key in hand for key in ("player", "action", "showDown")):
         return hand
-    flat: dict[str, Any] = {
-        key: value
-        for key, value in hand.items()
-        if key not in ("player", "action", "showDown", "id", "handId", "date", "stake")
-    }
-    flat["id"] = hand.get("handId") or hand.get("id")
-    flat["stakes"] = hand.get("stake")
-    date = str(hand.get("date") or "")
-    flat["date"] = date[:-3] if len(date) == 13 and date.isdigit() else date  # milliseconds
-    if hand.get("tournamentTable") is False:
-        flat.pop("tableTourneyId", None)  # a cash table's id, not a tournament's
+    flat = _flat_fields(hand)
     players = [_with_links(player) for player in _list_of_objects(hand, "player")]
     bankroll = {player.get("name"): _decimal(player.get("amount")) for player in players}
     actions = []
@@ -259,6 +365,23 @@ def _as_flat_hand(hand: dict[str, Any]) -> dict[str, Any]:
             **{key: value for key, value in showdown.items() if key != "result"},
             "results": results,
         }
+    return flat
+
+
+def _flat_fields(hand: dict[str, Any]) -> dict[str, Any]:
+    """A real export's hand values in the flat shape, all but its player, action and
+    showdown lists."""
+    flat: dict[str, Any] = {
+        key: value
+        for key, value in hand.items()
+        if key not in ("player", "action", "showDown", "id", "handId", "date", "stake")
+    }
+    flat["id"] = hand.get("handId") or hand.get("id")
+    flat["stakes"] = hand.get("stake")
+    date = str(hand.get("date") or "")
+    flat["date"] = date[:-3] if len(date) == 13 and date.isdigit() else date  # milliseconds
+    if hand.get("tournamentTable") is False:
+        flat.pop("tableTourneyId", None)  # a cash table's id, not a tournament's
     return flat
 
 
@@ -383,6 +506,9 @@ _KNOWN_NAMES: dict[str, str] = {
         *("name", "seat", "amount", "state", "dealer", "id", "bounty", "kind", "date", "type"),
         *("player", "value", "mainpot", "rake", "pot", "winType", "win", "hand", "handExt"),
         *("leftpot", "rightpot", "bankRoll", "winCard"),
+        *("session", "table", "game", "gameType", "gameKind", "tableCurrency", "limit"),
+        *("tableTourneyId", "endTime", "tableId", "handId", "rakeId", "anonymous"),
+        *("currentPlayerRegTicketId", "tournamentTable", "stake", "bet", "loss", "folded"),
     )
     if (name := _attribute_name(key)) is not None
 }

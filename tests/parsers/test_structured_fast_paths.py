@@ -8,12 +8,17 @@ a later change to either side cannot drift unnoticed.
 
 from __future__ import annotations
 
+import copy
 import json
+import random
 import re
 from decimal import Decimal, InvalidOperation
+from typing import Any
 from xml.etree import ElementTree
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import parsers
 from parsers import igt
@@ -303,3 +308,87 @@ def test_repeated_refused_one_hand_documents_keep_their_reason() -> None:
     reasons = thrice.tables["rejects"].column("reason").to_pylist()
     assert reasons == alone.tables["rejects"].column("reason").to_pylist() * 3
     assert reasons[0].startswith("unrecognised limit")
+
+
+def _igt_export_hand() -> dict[str, Any]:
+    text = (CORPUS / "IGT/cash/PLO8-GeneralHand.json.txt").read_text(encoding="utf-8-sig")
+    hand: dict[str, Any] = json.loads(text)["history"][0]
+    return hand
+
+
+_ODD_VALUES: list[Any] = [None, True, False, 3, 2.5, "", " x ", "b", [], {}, ["1"], {"link": "1"}]
+_ODD_VALUES += [[{"link": 3}], [{"link": "3", "x": 1}], [{"link": " 4 "}], "-1", " 0.10 ", "1e3"]
+
+
+def _mutated(value: Any, rng: random.Random) -> Any:
+    """A random change somewhere in a decoded JSON value: a key renamed, dropped or added,
+    a value replaced, an item dropped or repeated."""
+    if isinstance(value, dict) and value:
+        key = rng.choice(list(value))
+        roll = rng.random()
+        if roll < 0.5:
+            value[key] = _mutated(value[key], rng)
+        elif roll < 0.6:
+            value[rng.choice([key.upper(), key.capitalize(), "Players", "showdown"])] = value.pop(
+                key
+            )
+        elif roll < 0.7:
+            del value[key]
+        elif roll < 0.8:
+            value[rng.choice(["cards", "card", "results", "winCard", "link", "x", key])] = _odd(rng)
+        else:
+            value[key] = _odd(rng)
+        return value
+    if isinstance(value, list) and value:
+        index = rng.randrange(len(value))
+        roll = rng.random()
+        if roll < 0.6:
+            value[index] = _mutated(value[index], rng)
+        elif roll < 0.8:
+            del value[index]
+        else:
+            value.append(json.loads(json.dumps(value[index])))
+        return value
+    return value if rng.random() < 0.2 else _odd(rng)
+
+
+def _odd(rng: random.Random) -> Any:
+    return copy.deepcopy(rng.choice(_ODD_VALUES))  # a fresh one: values are changed in place
+
+
+def _flat_outcome(hand: dict[str, Any]) -> tuple[str, Any]:
+    try:
+        return ("read", igt._flat_parts(igt._as_flat_hand(hand)))
+    except HandProblem as problem:
+        return ("refused", str(problem))
+    except TypeError as error:  # ``"cards": 5`` in a flat item: not iterable
+        return ("error", str(error))
+
+
+@needs_corpus
+def test_igt_real_export_takes_the_one_pass_read() -> None:
+    hand = _igt_export_hand()
+    assert igt._exported_parts(hand) is not None
+    assert ("read", igt._exported_parts(hand)) == _flat_outcome(hand)
+
+
+@needs_corpus
+@settings(max_examples=400, deadline=None)
+@given(st.randoms(use_true_random=False), st.integers(1, 4))
+def test_igt_one_pass_read_equals_the_flat_read(rng: random.Random, changes: int) -> None:
+    # The one-pass read of a real export gives what the flat read gives, or declines (None)
+    # and leaves the hand to it: never another answer, and never where the flat read refuses.
+    hand = _igt_export_hand()
+    for _ in range(changes):
+        hand = _mutated(hand, rng)
+    fast = igt._exported_parts(hand)
+    if fast is not None:
+        assert _flat_outcome(hand) == ("read", fast)
+
+
+def test_hidden_card_id_reads_as_no_card_at_both_sites() -> None:
+    # read_boss_hand passes over a deal of hidden cards without asking either site.
+    from parsers.boss import boss_card
+    from parsers.engine.boss_schema import HIDDEN
+
+    assert boss_card(HIDDEN) is None and igt.igt_card(HIDDEN) is None
