@@ -482,9 +482,10 @@ def _objects(document: dict[str, Any], key: str) -> list[dict[str, Any]]:
 def _attributes(item: dict[str, Any], tag: str | None = None) -> dict[str, Any]:
     """An item's values under their Boss names, ``cards`` as texts, and ``tag`` if given."""
     attributes: dict[str, Any] = {} if tag is None else {"tag": tag}
-    attributes["cards"] = [
-        card if type(card) is str else _text(card) for card in item.get("cards") or []
-    ]
+    cards = item.get("cards") or []
+    if not isinstance(cards, list):  # a number would not iterate, a text would as digits
+        raise HandProblem("cards is not a list")
+    attributes["cards"] = [card if type(card) is str else _text(card) for card in cards]
     for key, value in item.items():
         name = _KNOWN_NAMES.get(key) or _attribute_name(key)
         if name is None:

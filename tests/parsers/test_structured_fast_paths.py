@@ -361,8 +361,6 @@ def _flat_outcome(hand: dict[str, Any]) -> tuple[str, Any]:
         return ("read", igt._flat_parts(igt._as_flat_hand(hand)))
     except HandProblem as problem:
         return ("refused", str(problem))
-    except TypeError as error:  # ``"cards": 5`` in a flat item: not iterable
-        return ("error", str(error))
 
 
 @needs_corpus
@@ -392,3 +390,13 @@ def test_hidden_card_id_reads_as_no_card_at_both_sites() -> None:
     from parsers.engine.boss_schema import HIDDEN
 
     assert boss_card(HIDDEN) is None and igt.igt_card(HIDDEN) is None
+
+
+@pytest.mark.parametrize("cards", [5, "35", {"link": "35"}])
+def test_igt_cards_that_are_not_a_list_refuse_the_hand(cards: Any) -> None:
+    # A number did not iterate (a TypeError, not a reason); a text was read digit by digit.
+    document = {
+        "id": "1", "game": "GAME_OMAHL", "players": [{"name": "a", "seat": "1", "cards": cards}]
+    }  # fmt: skip
+    with pytest.raises(HandProblem, match="cards is not a list"):
+        igt.IgtParser().read_hand(json.dumps(document), {})
