@@ -116,7 +116,7 @@ class IgtParser(XmlHandParser):
     def read_hand(self, text: str, context: dict[str, Any]) -> HandRecord:
         pending = self._decoded.get(text)
         if not pending:
-            return _read_document(_load(text))
+            return _read_text(text)
         decoded = pending.pop()
         if isinstance(decoded, HandRecord):
             return decoded
@@ -136,6 +136,39 @@ def _read_document(document: Any) -> HandRecord:
     if parts is None:
         parts = _flat_parts(_as_flat_hand(document))
     return read_boss_hand(*parts, igt_card)
+
+
+def _read_text(text: str) -> HandRecord:
+    """`_read_document(_load(text))`, with the depth walk skipped for a real export's hand."""
+    document = _parse(text)
+    parts = _shallow_export(document)
+    if parts is None:
+        _refuse_deep(document)
+        return _read_document(document)
+    return read_boss_hand(*parts, igt_card)
+
+
+def _shallow_export(document: Any) -> tuple[dict[str, str], list[dict[str, Any]]] | None:
+    """`_exported_parts` of a document as `_read_document` unwraps it, or None.
+
+    What `_exported_parts` accepts is nested at most `_EXPORT_DEPTH` deep, so such a document
+    (inside a one-hand ``history`` at most) needs no `_depth` walk: it is below `MAX_DEPTH`.
+    `_exported_parts` itself reads a fixed few levels only, without recursion, so a hostile
+    document is safe to look at first; any other goes through `_depth` as before.
+    """
+    if type(document) is not dict:
+        return None
+    history = _lookup(document, "history")
+    if isinstance(history, list) and len(history) == 1 and len(document) == 1:
+        document = history[0]
+        if type(document) is not dict:
+            return None
+    return _exported_parts(document)
+
+
+def _refuse_deep(document: Any) -> None:
+    if _depth(document) > MAX_DEPTH:
+        raise HandProblem(f"unsafe JSON: nested deeper than {MAX_DEPTH}")
 
 
 def _flat_parts(document: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, Any]]]:
@@ -193,6 +226,11 @@ def _exported_parts(hand: dict[str, Any]) -> tuple[dict[str, str], list[dict[str
         or type(results := showdown.get("result")) is not list
     ):
         return None
+    for key, value in hand.items():
+        # Its other values are read flat (`_header` passes over lists and objects): a nested
+        # one declines, which keeps an accepted hand at most `_EXPORT_DEPTH` deep.
+        if type(value) in (list, dict) and key not in _NESTED_HAND_KEYS:
+            return None
     elements: list[dict[str, Any]] = []
     bankroll: dict[Any, Decimal | None] = {}
     for player in players:
@@ -235,6 +273,16 @@ def _exported_parts(hand: dict[str, Any]) -> tuple[dict[str, str], list[dict[str
     return _header(_flat_fields(hand)), elements
 
 
+# The hand's values `_exported_parts` reads as lists and objects.
+_NESTED_HAND_KEYS = frozenset(("player", "action", "showDown"))
+# How deep a list passed over by `_exported_item` may be (a winCard list of links is 3).
+_SKIPPED_DEPTH = 8
+# The deepest hand `_exported_parts` accepts, the hand being 1: a result (4, in showDown's
+# result list) and a passed-over list below it. With a one-hand ``history`` around it (2 more)
+# this stays below `MAX_DEPTH`, which a test holds.
+_EXPORT_DEPTH = 4 + _SKIPPED_DEPTH
+
+
 def _exported_item(item: dict[str, Any], tag: str | None) -> dict[str, Any] | None:
     """`_attributes(_with_links(item), tag)` for an item of string (or true/false) values
     and ``card`` links as strings; None for anything else."""
@@ -257,17 +305,28 @@ def _exported_item(item: dict[str, Any], tag: str | None) -> dict[str, Any] | No
                     return None
                 cards.append(link["link"])
             attributes["cards"] = cards
+        elif key == "result" and tag == "SHOWDOWN" and type(value) is list:
+            continue  # the results are read apart, each one checked as an item
         elif key in ("result", "winCard") and type(value) is list:
-            continue  # the results are read apart; the winning five cards are not kept
+            # Not kept (the winning five cards), so not read: shallow ones only, as
+            # `_EXPORT_DEPTH` counts on.
+            if _depth(value) > _SKIPPED_DEPTH:
+                return None
+            continue
         else:
             return None
     return attributes
 
 
-def _decoded_document(document: Any) -> HandRecord | HandProblem | SkippedGame:
-    """`_read_document`'s record, or its refusal made anew: the raised one's traceback holds
-    the frames that read the document, and so the whole decoded document."""
+def _decoded_document(
+    document: Any, parts: tuple[dict[str, str], list[dict[str, Any]]] | None = None
+) -> HandRecord | HandProblem | SkippedGame:
+    """`_read_document`'s record (from ``parts`` when `_shallow_export` gave them), or its
+    refusal made anew: the raised one's traceback holds the frames that read the document,
+    and so the whole decoded document."""
     try:
+        if parts is not None:
+            return read_boss_hand(*parts, igt_card)
         return _read_document(document)
     except HandProblem as problem:
         return HandProblem(str(problem))
@@ -316,13 +375,18 @@ def _history_hands(
         return [text]
     bare = text.lstrip("\ufeff")
     try:
-        document = _load(bare)
+        document = _parse(bare)
     except HandProblem:
         return [text]
     hands = document.get("history") if isinstance(document, dict) else None
     if not isinstance(hands, list) or len(hands) < 2 or len(document) != 1:
+        parts = _shallow_export(document)
+        if parts is None and _depth(document) > MAX_DEPTH:
+            return [text]  # refused when the line is read as a hand, as `_load` refuses it
         if decoded is not None:
-            decoded.setdefault(bare, []).append(_decoded_document(document))
+            decoded.setdefault(bare, []).append(_decoded_document(document, parts))
+        return [text]
+    if _depth(document) > MAX_DEPTH:
         return [text]
     # Several hands in one document: each is read on its own, its text re-written compactly
     # (a rejected one keeps that text, at the document's offset).
@@ -413,6 +477,14 @@ _PLAIN_AMOUNT = re.compile(r"^[0-9]{1,16}(?:\.[0-9]{1,4})?$")
 
 
 def _load(text: str) -> Any:
+    document = _parse(text)
+    _refuse_deep(document)
+    return document
+
+
+def _parse(text: str) -> Any:
+    """The JSON of ``text``, its depth not yet checked (`_load` checks it)."""
+
     def refuse(constant: str) -> None:
         raise HandProblem(f"malformed JSON: {constant} is not a number")
 
@@ -424,8 +496,6 @@ def _load(text: str) -> Any:
         raise HandProblem(f"malformed JSON: {error}") from None
     except RecursionError:
         raise HandProblem(f"unsafe JSON: nested deeper than {MAX_DEPTH}") from None
-    if _depth(document) > MAX_DEPTH:
-        raise HandProblem(f"unsafe JSON: nested deeper than {MAX_DEPTH}")
     return document
 
 

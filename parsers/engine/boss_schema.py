@@ -105,7 +105,7 @@ def read_boss_hand(
                 seat_row(
                     seat,
                     name,
-                    minor_units(element.get("AMOUNT"), scale, "player amount"),
+                    _amount(element.get("AMOUNT"), scale, "player amount"),
                     sitting_out=element.get("STATE", "STATE_PLAYING") != "STATE_PLAYING",
                 )
             )
@@ -122,12 +122,12 @@ def read_boss_hand(
                 blind = BLIND_KINDS.get(element.get("KIND") or "")
                 if blind is None:
                     raise HandProblem(f"unrecognised blind kind {element.get('KIND', '')[:30]!r}")
-                amount = minor_units(value, scale, "blind")
+                amount = _amount(value, scale, "blind")
                 actions.append(
                     {"street": street, "player": player, "kind": blind, "amount": amount}
                 )
             elif action == "HAND_ANTE":
-                amount = minor_units(value, scale, "ante")
+                amount = _amount(value, scale, "ante")
                 actions.append({"street": street, "player": player, "kind": "ante", "amount": amount})
             elif action == "HAND_DEAL":
                 links = element["cards"]
@@ -145,12 +145,12 @@ def read_boss_hand(
             elif action in _SILENT:
                 actions.append({"street": street, "player": player, "kind": _SILENT[action]})
             elif action in _PAYING:
-                amount = minor_units(value, scale, action)
+                amount = _amount(value, scale, action)
                 actions.append(
                     {"street": street, "player": player, "kind": _PAYING[action], "amount": amount}
                 )
             elif action == "ACTION_ALLIN":
-                amount = minor_units(value, scale, action)
+                amount = _amount(value, scale, action)
                 actions.append(all_in_row({"street": street, "player": player}, amount))
             else:
                 raise HandProblem(f"unrecognised action type {action[:40]!r}")
@@ -168,7 +168,7 @@ def read_boss_hand(
         player = result.get("PLAYER")
         if not player:
             raise HandProblem("RESULT without a player")
-        win = minor_units(result.get("WIN") or "0", scale, "result win")
+        win = _amount(result.get("WIN") or "0", scale, "result win")
         cards = [card_of(link) for link in result.get("cards", [])]
         known = cards.count(None) < len(cards)
         if known and None in cards:
@@ -193,8 +193,8 @@ def read_boss_hand(
     if not record.collections:
         raise HandProblem("truncated hand: nobody wins a pot")
 
-    total_pot = minor_units(showdown.get("POT"), scale, "showdown pot")
-    rake = minor_units(showdown.get("RAKE") or "0", scale, "showdown rake")
+    total_pot = _amount(showdown.get("POT"), scale, "showdown pot")
+    rake = _amount(showdown.get("RAKE") or "0", scale, "showdown rake")
     _derive_uncalled_return(record, total_pot + rake, street)
 
     stakes = (header.get("STAKES") or "").split("/")
@@ -215,6 +215,26 @@ def read_boss_hand(
         "rake": rake,
     }
     return record
+
+
+# Amounts already read, by scale then text: a file repeats the same few (stacks, blinds, bets),
+# and a look-up costs a twentieth of reading one. Only read amounts are kept (an unreadable
+# one raises before), short texts only and a bounded number, so a hostile file cannot grow it.
+_AMOUNTS: dict[int, dict[str, int]] = {}
+_AMOUNTS_HELD = 4096
+
+
+def _amount(text: str | None, scale: int, what: str) -> int:
+    """`minor_units` of ``text``, remembered for the next hand."""
+    known = _AMOUNTS.get(scale)
+    if known is None:
+        known = _AMOUNTS[scale] = {}
+    amount = known.get(text)  # type: ignore[arg-type]
+    if amount is None:
+        amount = minor_units(text, scale, what)
+        if len(known) < _AMOUNTS_HELD and len(text) <= 24:  # type: ignore[arg-type]
+            known[text] = amount  # type: ignore[index]
+    return amount
 
 
 def _derive_uncalled_return(record: HandRecord, pot: int, street: int) -> None:

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import parsers
 from parsers import igt
 from parsers.columns import MAX_MINOR_UNITS
-from parsers.engine.structured import HandProblem, minor_units, small_number
+from parsers.engine.structured import HandProblem, SkippedGame, minor_units, small_number
 from parsers.engine.xml_safe import (
     MAX_DEPTH,
     MAX_ELEMENTS,
@@ -400,3 +400,115 @@ def test_igt_cards_that_are_not_a_list_refuse_the_hand(cards: Any) -> None:
     }  # fmt: skip
     with pytest.raises(HandProblem, match="cards is not a list"):
         igt.IgtParser().read_hand(json.dumps(document), {})
+
+
+def _old_igt_outcome(text: str) -> tuple[str, Any]:
+    """The read before the depth walk was skipped: `_load` (parse, then `_depth`) first."""
+    try:
+        return ("read", igt._read_document(igt._load(text)))
+    except HandProblem as problem:
+        return ("refused", str(problem))
+    except SkippedGame as skipped:
+        return ("skipped", skipped.game)
+    except Exception as error:  # noqa: BLE001 - a parser error, the same either way
+        return ("error", type(error).__name__)
+
+
+def _new_igt_outcome(text: str) -> tuple[str, Any]:
+    try:
+        return ("read", igt._read_text(text))
+    except HandProblem as problem:
+        return ("refused", str(problem))
+    except SkippedGame as skipped:
+        return ("skipped", skipped.game)
+    except Exception as error:  # noqa: BLE001 - a parser error, the same either way
+        return ("error", type(error).__name__)
+
+
+def _nest(depth: int, kind: str) -> Any:
+    value: Any = "35"
+    for _ in range(depth - 1):
+        value = [value] if kind == "list" else {"link": value}
+    return value
+
+
+def _places(value: Any) -> list[tuple[Any, Any]]:
+    """Every (container, key or index) of a JSON value, level by level."""
+    places: list[tuple[Any, Any]] = []
+    level = [value]
+    while level:
+        below = []
+        for item in level:
+            keys = (
+                list(item) if type(item) is dict else range(len(item)) if type(item) is list else []
+            )
+            for key in keys:
+                places.append((item, key))
+                below.append(item[key])
+        level = below
+    return places
+
+
+# Nesting around the limit wherever a place sits (a hand is 3 deep inside its history), and
+# far past it (json reads 200 levels without a RecursionError).
+_HOSTILE_DEPTHS = [MAX_DEPTH - 24, MAX_DEPTH - 4, MAX_DEPTH - 3, MAX_DEPTH - 2, MAX_DEPTH, 200]
+
+
+@needs_corpus
+def test_igt_skipped_depth_walk_refuses_every_deep_document_as_before() -> None:
+    # Hostile nesting in every place the one-pass read looks (each value of the hand and of
+    # its items, replaced), next to them (a new key, read or passed over), and outside the
+    # hand (the history and the document): read, or refused with the same reason, as before.
+    assert igt._EXPORT_DEPTH + 2 <= MAX_DEPTH  # a hand it accepts, in its history, is safe
+    base = {"history": [_igt_export_hand()]}
+    count = len(_places(base))
+    checked = 0
+    for index in range(count):
+        for depth in _HOSTILE_DEPTHS:
+            for kind in ("list", "object"):
+                for how in ("replace", "add"):
+                    document = copy.deepcopy(base)
+                    container, key = _places(document)[index]
+                    if how == "replace":
+                        container[key] = _nest(depth, kind)
+                    elif type(container[key]) is dict:
+                        for extra in ("winCard", "result", "bet", "card", "x"):
+                            container[key][extra] = _nest(depth, kind)
+                    elif type(container[key]) is list:
+                        container[key].append(_nest(depth, kind))
+                    else:
+                        continue
+                    text = json.dumps(document)
+                    old = _old_igt_outcome(text)
+                    assert _new_igt_outcome(text) == old
+                    if old[0] == "error":  # the block's read meets the same error
+                        try:
+                            igt._history_hands(text, {})
+                        except Exception as error:  # noqa: BLE001
+                            assert type(error).__name__ == old[1]
+                        else:
+                            raise AssertionError("no error")
+                        continue
+                    lines = igt._history_hands(text, decoded := {})
+                    if lines == [text] and not decoded:  # refused when the line is read
+                        assert old[0] == "refused"
+                    checked += 1
+    assert checked > 2000
+
+
+@needs_corpus
+@settings(max_examples=300, deadline=None)
+@given(st.randoms(use_true_random=False), st.integers(1, 4))
+def test_igt_accepted_hands_stay_shallow(rng: random.Random, changes: int) -> None:
+    # Whatever the one-pass read accepts is at most _EXPORT_DEPTH deep (so not walked), and
+    # reads as the old way does.
+    hand = _igt_export_hand()
+    for _ in range(changes):
+        hand = _mutated(hand, rng)
+        container, key = rng.choice(_places(hand) or [(hand, "x")])
+        if rng.random() < 0.3 and type(container) is dict:
+            container[rng.choice(["winCard", "result", key])] = _nest(rng.randint(2, 40), "list")
+    if igt._exported_parts(hand) is not None:
+        assert igt._depth(hand) <= igt._EXPORT_DEPTH
+    text = json.dumps({"history": [hand]})
+    assert _new_igt_outcome(text) == _old_igt_outcome(text)
