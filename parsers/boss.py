@@ -105,18 +105,19 @@ def _elements(root: Element) -> list[dict[str, Any]]:
     out = []
     for child in root:
         item: dict[str, Any] = {"tag": child.tag}
-        attrib = child.attrib
-        # Every value stripped, the loop in C (map/zip): a comprehension costs a frame step
-        # per attribute, and Boss writes five or so per element.
-        item.update(zip(attrib, map(str.strip, attrib.values())))
+        # Every value stripped, in a plain loop: a comprehension runs in a frame of its own
+        # (Python 3.11), which costs more than the five or so attributes Boss writes.
+        for key, value in child.attrib.items():
+            item[key] = value.strip()
         # Most elements (PLAYER, most ACTIONs) have no children: no CARD to look for.
         item["cards"] = _links(child) if len(child) else []
         if child.tag == "SHOWDOWN":
             results = []
             for result in child:
                 if result.tag == "RESULT":
-                    attrib = result.attrib
-                    entry: dict[str, Any] = dict(zip(attrib, map(str.strip, attrib.values())))
+                    entry: dict[str, Any] = {}
+                    for key, value in result.attrib.items():
+                        entry[key] = value.strip()
                     entry["cards"] = _links(result) if len(result) else []
                     results.append(entry)
             item["results"] = results
@@ -127,8 +128,12 @@ def _elements(root: Element) -> list[dict[str, Any]]:
 def _links(element: Element) -> list[str | None]:
     """The LINKs of an element's ``<CARD>`` children, as `attribute` reads them (stripped,
     None when absent or empty)."""
-    # Children by tag with a loop, as findall does for a plain tag, without ElementPath.
-    links = [c.get("LINK") for c in element if c.tag == "CARD"]
+    # Children by tag with a loop, as findall does for a plain tag, without ElementPath (nor
+    # a comprehension's frame).
+    links = []
+    for c in element:
+        if c.tag == "CARD":
+            links.append(c.get("LINK"))
     if _PLAIN_LINKS.issuperset(links):
         return links  # ids as printed: already what attribute gives
     return [attribute(c, "LINK") for c in element if c.tag == "CARD"]

@@ -185,11 +185,15 @@ def _flat_parts(document: dict[str, Any]) -> tuple[dict[str, str], list[dict[str
 
 
 def _header(document: dict[str, Any]) -> dict[str, str]:
-    return {
-        _boss_name(key): _text(value) or ""
-        for key, value in document.items()
-        if not isinstance(value, list | dict)
-    }
+    # A plain loop: a comprehension runs in a frame of its own (Python 3.11), dearer here.
+    header: dict[str, str] = {}
+    for key, value in document.items():
+        # `_KNOWN_NAMES` holds `_boss_name` of the keys IGT writes, without a call.
+        if type(value) is str:  # most values: `_text` of a string is the string
+            header[_KNOWN_NAMES.get(key) or _boss_name(key)] = value
+        elif not isinstance(value, list | dict):
+            header[_KNOWN_NAMES.get(key) or _boss_name(key)] = _text(value) or ""
+    return header
 
 
 # The keys of a real export's hand and of its items (../shared/corpus/IGT), in their case.
@@ -297,25 +301,33 @@ def _exported_item(item: dict[str, Any], tag: str | None) -> dict[str, Any] | No
         elif key == "card" and type(value) is list:
             cards = []
             for link in value:
-                if (
-                    type(link) is not dict
-                    or link.keys() != {"link"}
-                    or type(link["link"]) is not str
-                ):
+                # Exactly {"link": "35"}: one key, and it is "link" holding a text.
+                if type(link) is not dict or len(link) != 1:
                     return None
-                cards.append(link["link"])
+                text = link.get("link")
+                if type(text) is not str:
+                    return None
+                cards.append(text)
             attributes["cards"] = cards
         elif key == "result" and tag == "SHOWDOWN" and type(value) is list:
             continue  # the results are read apart, each one checked as an item
         elif key in ("result", "winCard") and type(value) is list:
             # Not kept (the winning five cards), so not read: shallow ones only, as
-            # `_EXPORT_DEPTH` counts on.
-            if _depth(value) > _SKIPPED_DEPTH:
+            # `_EXPORT_DEPTH` counts on (links as in ``card``, 3 deep, seen without a walk).
+            if not _plain_links(value) and _depth(value) > _SKIPPED_DEPTH:
                 return None
             continue
         else:
             return None
     return attributes
+
+
+def _plain_links(value: list[Any]) -> bool:
+    """Whether a list holds only objects of one text value (``{"link": "35"}``), 3 deep."""
+    for link in value:
+        if type(link) is not dict or len(link) != 1 or type(next(iter(link.values()))) is not str:
+            return False
+    return True
 
 
 def _decoded_document(
