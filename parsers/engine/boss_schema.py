@@ -52,6 +52,8 @@ NOT_SHOWN = ("$(STR_BY_DEFAULT)", "$(STR_G_MUCK)")
 HIDDEN = "b"
 _SILENT = {"ACTION_FOLD": "fold", "ACTION_CHECK": "check"}
 _PAYING = {"ACTION_CALL": "call", "ACTION_BET": "bet", "ACTION_RAISE": "raise"}
+_LIVE_KINDS = frozenset(("post_sb", "post_bb", "call", "bet", "raise"))
+_DEAD_KINDS = frozenset(("post_dead", "ante"))
 
 
 def read_boss_hand(
@@ -248,11 +250,14 @@ def _derive_uncalled_return(record: HandRecord, pot: int, street: int) -> None:
     put_in = 0
     live: dict[str, int] = {}  # dead blinds and antes never match a bet
     for row in record.actions:
-        if row["kind"] in ("post_dead", "ante"):
+        kind = row["kind"]
+        if kind in _LIVE_KINDS:
+            amount = row["amount"]
+            put_in += amount
+            player = row["player"]
+            live[player] = live.get(player, 0) + amount
+        elif kind in _DEAD_KINDS:
             put_in += row["amount"]
-        elif row["kind"] in ("post_sb", "post_bb", "call", "bet", "raise"):
-            put_in += row["amount"]
-            live[row["player"]] = live.get(row["player"], 0) + row["amount"]
     excess = put_in - pot
     if excess <= 0 or not live:
         return
