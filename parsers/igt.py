@@ -417,11 +417,19 @@ def _as_flat_hand(hand: dict[str, Any]) -> dict[str, Any]:
         return hand
     flat = _flat_fields(hand)
     players = [_with_links(player) for player in _list_of_objects(hand, "player")]
-    bankroll = {player.get("name"): _decimal(player.get("amount")) for player in players}
+    # A name that is a list or an object cannot key the bankrolls: it is left out here, and
+    # reading the player's values refuses the hand with its reason.
+    bankroll = {
+        name: _decimal(player.get("amount"))
+        for player in players
+        if not isinstance(name := player.get("name"), list | dict)
+    }
     actions = []
     for action in _list_of_objects(hand, "action"):
         action = _with_links(action)
         name, after = action.get("player"), _decimal(action.get("bankRoll"))
+        if isinstance(name, list | dict):
+            name = None
         before = bankroll.get(name)
         if after is not None and before is not None and action.get("value") is not None:
             action["value"] = str(before - after)

@@ -512,3 +512,13 @@ def test_igt_accepted_hands_stay_shallow(rng: random.Random, changes: int) -> No
         assert igt._depth(hand) <= igt._EXPORT_DEPTH
     text = json.dumps({"history": [hand]})
     assert _new_igt_outcome(text) == _old_igt_outcome(text)
+
+
+@needs_corpus
+@pytest.mark.parametrize(("item", "key"), [("player", "name"), ("action", "player")])
+def test_igt_names_that_are_lists_refuse_the_hand(item: str, key: str) -> None:
+    # They keyed the bankrolls: a TypeError (unhashable) stopped the whole block.
+    hand = _igt_export_hand()
+    hand[item][0][key] = ["x"]
+    with pytest.raises(HandProblem, match=f"unexpected nested value under '{key}'"):
+        igt.IgtParser().read_hand(json.dumps(hand), {})
