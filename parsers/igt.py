@@ -251,13 +251,9 @@ def _exported_parts(hand: dict[str, Any]) -> tuple[dict[str, str], list[dict[str
         item = _exported_item(action, "ACTION")
         if item is None:
             return None
-        # As `_as_flat_hand`: the chips added are the fall of the player's bankroll.
-        name, after = action.get("player"), _decimal(action.get("bankRoll"))
-        before = bankroll.get(name)
-        if after is not None and before is not None and action.get("value") is not None:
-            item["VALUE"] = str(before - after)
-        if after is not None and name in bankroll:
-            bankroll[name] = after
+        fall = _bankroll_fall(bankroll, action)
+        if fall is not None:
+            item["VALUE"] = fall
         item.pop("BANKROLL", None)
         elements.append(item)
     showdown_item = _exported_item(showdown, "SHOWDOWN")
@@ -427,14 +423,9 @@ def _as_flat_hand(hand: dict[str, Any]) -> dict[str, Any]:
     actions = []
     for action in _list_of_objects(hand, "action"):
         action = _with_links(action)
-        name, after = action.get("player"), _decimal(action.get("bankRoll"))
-        if isinstance(name, list | dict):
-            name = None
-        before = bankroll.get(name)
-        if after is not None and before is not None and action.get("value") is not None:
-            action["value"] = str(before - after)
-        if after is not None and name in bankroll:
-            bankroll[name] = after
+        fall = _bankroll_fall(bankroll, action)
+        if fall is not None:
+            action["value"] = fall
         action.pop("bankRoll", None)
         actions.append(action)
     flat["players"] = players
@@ -467,6 +458,21 @@ def _flat_fields(hand: dict[str, Any]) -> dict[str, Any]:
     if hand.get("tournamentTable") is False:
         flat.pop("tableTourneyId", None)  # a cash table's id, not a tournament's
     return flat
+
+
+def _bankroll_fall(bankroll: dict[Any, Decimal | None], action: dict[str, Any]) -> str | None:
+    """The chips ``action`` adds, as text: the fall of its player's bankroll to the
+    ``bankRoll`` printed after it (None where either is unknown, or the action has no value);
+    ``bankroll`` moves on to that figure. A name that is a list or an object is nobody's."""
+    name, after = action.get("player"), _decimal(action.get("bankRoll"))
+    if isinstance(name, list | dict):
+        name = None
+    before = bankroll.get(name)
+    if after is not None and name in bankroll:
+        bankroll[name] = after
+    if after is None or before is None or action.get("value") is None:
+        return None
+    return str(before - after)
 
 
 def _list_of_objects(document: dict[str, Any], key: str) -> list[dict[str, Any]]:
