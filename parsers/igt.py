@@ -124,18 +124,14 @@ class IgtParser(XmlHandParser):
 
 
 def _read_document(document: Any) -> HandRecord:
-    """The hand of one decoded JSON document (flat, or a real export's one-hand history)."""
+    """The hand of one decoded JSON document (flat, or a real export's one-hand history) by
+    the flat read; its callers have tried the one-pass read (`_shallow_export`) first."""
     if not isinstance(document, dict):
         raise HandProblem("a hand is not a JSON object")
-    history = _lookup(document, "history")
-    if isinstance(history, list) and len(history) == 1 and len(document) == 1:
-        document = history[0]  # a real export of one hand, read as it stands in the file
-        if not isinstance(document, dict):
-            raise HandProblem("a hand is not a JSON object")
-    parts = _exported_parts(document)
-    if parts is None:
-        parts = _flat_parts(_as_flat_hand(document))
-    return read_boss_hand(*parts, igt_card)
+    document = _one_hand(document)
+    if not isinstance(document, dict):
+        raise HandProblem("a hand is not a JSON object")
+    return read_boss_hand(*_flat_parts(_as_flat_hand(document)), igt_card)
 
 
 def _read_text(text: str) -> HandRecord:
@@ -148,6 +144,15 @@ def _read_text(text: str) -> HandRecord:
     return read_boss_hand(*parts, igt_card)
 
 
+def _one_hand(document: dict[str, Any]) -> Any:
+    """The hand of a real export of one hand (``{"history": [hand]}``), read as it stands in
+    the file; any other document is its own hand."""
+    history = _lookup(document, "history")
+    if isinstance(history, list) and len(history) == 1 and len(document) == 1:
+        return history[0]
+    return document
+
+
 def _shallow_export(document: Any) -> tuple[dict[str, str], list[dict[str, Any]]] | None:
     """`_exported_parts` of a document as `_read_document` unwraps it, or None.
 
@@ -158,11 +163,9 @@ def _shallow_export(document: Any) -> tuple[dict[str, str], list[dict[str, Any]]
     """
     if type(document) is not dict:
         return None
-    history = _lookup(document, "history")
-    if isinstance(history, list) and len(history) == 1 and len(document) == 1:
-        document = history[0]
-        if type(document) is not dict:
-            return None
+    document = _one_hand(document)
+    if type(document) is not dict:
+        return None
     return _exported_parts(document)
 
 
