@@ -22,6 +22,7 @@ from parsers.engine.structured import (
     HandRecord,
     SkippedGame,
     all_in_row,
+    cached_when_short,
     check_board,
     collection_row,
     minor_units,
@@ -219,24 +220,18 @@ def read_boss_hand(
     return record
 
 
-# Amounts already read, by scale then text: a file repeats the same few (stacks, blinds, bets),
-# and a look-up costs a twentieth of reading one. Only read amounts are kept (an unreadable
-# one raises before), short texts only and a bounded number, so a hostile file cannot grow it.
-_AMOUNTS: dict[int, dict[str, int]] = {}
-_AMOUNTS_HELD = 4096
-
-
 def _amount(text: str | None, scale: int, what: str) -> int:
-    """`minor_units` of ``text``, remembered for the next hand."""
-    known = _AMOUNTS.get(scale)
-    if known is None:
-        known = _AMOUNTS[scale] = {}
-    amount = known.get(text)  # type: ignore[arg-type]
-    if amount is None:
-        amount = minor_units(text, scale, what)
-        if len(known) < _AMOUNTS_HELD and len(text) <= 24:  # type: ignore[arg-type]
-            known[text] = amount  # type: ignore[index]
-    return amount
+    """`minor_units` of ``text``, remembered for the next hand (`_known_amount`)."""
+    if text is None:
+        return minor_units(text, scale, what)  # refused: missing
+    return _known_amount(text, scale, what)
+
+
+# A file repeats the same few amounts (stacks, blinds, bets), and a look-up costs a twentieth
+# of reading one; an unreadable amount raises, so it is never kept.
+@cached_when_short(24, maxsize=4096)
+def _known_amount(text: str, scale: int, what: str) -> int:
+    return minor_units(text, scale, what)
 
 
 def _derive_uncalled_return(record: HandRecord, pot: int, street: int) -> None:
