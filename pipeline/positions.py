@@ -128,12 +128,13 @@ def _compiled_positions(seats: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFram
     seat = seats["seat"].to_numpy().astype(np.int64)
     sitting_out = seats["sitting_out"].to_numpy()
     order = np.lexsort((seat, hand))
-    if ((hand[order][1:] == hand[order][:-1]) & (seat[order][1:] == seat[order][:-1])).any():
+    hand, seat = hand[order], seat[order]
+    if ((hand[1:] == hand[:-1]) & (seat[1:] == seat[:-1])).any():
         return None  # the expressions' join would give such a seat's rows twice
     codes = np.empty(len(order), dtype=np.int8)
     codes[order] = position_codes(
-        hand[order],
-        seat[order],
+        hand,
+        seat,
         sitting_out[order],
         button.fill_null(_NO_BUTTON).to_numpy().astype(np.int64)[order],
     )
