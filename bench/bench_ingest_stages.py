@@ -82,28 +82,30 @@ def _stages() -> list[tuple[Any, str, str]]:
     import pyarrow.parquet as pq
 
     import parsers
-    from pipeline import dataset, duplicates, ingest
+    from pipeline import dataset, duplicates
+    from pipeline.ingest import driver, task
 
     parser_classes = {type(parser) for parser in parsers.PARSERS}
     return [
         *[(cls, "parse_files", "parse") for cls in parser_classes if hasattr(cls, "parse_files")],
         *[(cls, "parse", "parse") for cls in parser_classes],
-        (ingest, "decode_lines", "cutting lines"),
-        (ingest, "_sniff", "sniffing"),
-        (ingest, "_read_block", "reading"),
-        (ingest, "_split_by_month", "split by month"),
+        (task, "decode_lines", "cutting lines"),
+        (task, "_sniff", "sniffing"),
+        (task, "read_block", "reading"),
+        (task, "split_by_month", "split by month"),
         (pq.ParquetWriter, "write_table", "Parquet writing"),
         (pq.ParquetWriter, "__init__", "opening and closing parts"),
         (pq.ParquetWriter, "close", "opening and closing parts"),
         (duplicates, "index_rows", "the key index"),
-        (ingest, "_commit", "the driver's commits"),
+        (driver, "_commit", "the driver's commits"),
         (dataset, "fsync_all", "fsync"),
-        (ingest, "expand_inputs", "listing the inputs"),
+        (driver, "expand_inputs", "listing the inputs"),
     ]
 
 
 def _ingest_timed(inputs: list[Path], scratch: Path) -> tuple[float, int, StageClock]:
-    from pipeline.ingest import _InlineExecutor, ingest
+    from pipeline.ingest import ingest
+    from pipeline.ingest.driver import _InlineExecutor
 
     clock = StageClock()
     with timed_stages(clock):

@@ -5,7 +5,7 @@ skips a file whose SHA-256 it has seen); this one handles overlapping files: a p
 weekly exports, the same session inside two archives, a file re-saved with other line endings.
 
 The driver calls :meth:`DuplicateGuard.settle` on each task result *before* renaming its parts
-into place (``pipeline.ingest._commit``). Each hand of the task is looked up in a compact key
+into place (``pipeline.ingest.driver._commit``). Each hand of the task is looked up in a compact key
 index of every stored hand:
 
 - a key not stored yet is stored (the first copy in the task), and its index row goes into

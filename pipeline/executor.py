@@ -20,7 +20,7 @@ __all__ = ["DEFAULT_RETRIES", "default_workers", "make_executor", "start_local_w
 DEFAULT_RETRIES = 2
 # Imported once in the fork server, so each worker starts without re-importing polars and pyarrow
 # or loading the compiled kernels again.
-_PRELOAD = ["pipeline.ingest", "parsers.warm"]
+_PRELOAD = ["pipeline.ingest", "pipeline.ingest.task", "parsers.warm"]
 _PARENT_POLL_SECONDS = 0.5
 _THREAD_POOL_SIZES = ("POLARS_MAX_THREADS", "OPENBLAS_NUM_THREADS")
 

@@ -26,6 +26,9 @@ from pipeline import dataset
 from pipeline import ingest as ingest_module
 from pipeline.executor import make_executor
 from pipeline.ingest import Source, expand_inputs, ingest, plan_batches
+from pipeline.ingest import driver as ingest_driver
+from pipeline.ingest import parts as ingest_parts
+from pipeline.ingest import task as ingest_task
 from pipeline.schema import TABLES
 from tests.conftest import o8_hands, table_rows
 
@@ -245,13 +248,13 @@ def test_a_file_failing_after_rows_were_written_leaves_no_rows(
     good = max(stars_files, key=lambda path: path.stat().st_size)
     root = tmp_path / "dataset"
     aborts: list[int] = []
-    abort = ingest_module._PartSink.abort
+    abort = ingest_parts.PartSink.abort
 
     def counted_abort(sink: Any) -> None:
         aborts.append(1)
         abort(sink)
 
-    monkeypatch.setattr(ingest_module._PartSink, "abort", counted_abort)
+    monkeypatch.setattr(ingest_parts.PartSink, "abort", counted_abort)
     with ThreadPoolExecutor(1) as executor:  # in this process, so the patch applies
         summary = ingest(
             [truncated, good],
@@ -395,7 +398,7 @@ def test_a_large_copy_is_detected_before_parsing(tmp_path: Path, replicated_file
     copy = tmp_path / "copy.txt"
     shutil.copy(replicated_file, copy)
     sources = [Source(str(copy), str(copy), size=copy.stat().st_size)]
-    marked = ingest_module._mark_known(
+    marked = ingest_driver._mark_known(
         sources, dataset.read_manifest(root), 64 << 10, ingest_module.IngestSummary(root)
     )
     assert marked[0].hash_first and marked[0].known_sha256
@@ -548,6 +551,23 @@ def test_make_executor_runs_local_processes() -> None:
         assert executor.submit(pow, 2, 10).result() == 1024
 
 
+def test_the_driver_does_not_load_the_parsers() -> None:
+    # The driver never parses: the parsers and their compiled kernels (~0.2 s of CPU, taken
+    # from the workers on a 2-core machine) load in the fork server, whose preload names them.
+    import subprocess
+    import sys
+
+    from pipeline.executor import _PRELOAD
+
+    def modules_loaded_by(imports: str) -> str:
+        code = f"import sys, {imports}; print(sorted({{'parsers', 'numba'}} & sys.modules.keys()))"
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        return run.stdout.strip() or run.stderr
+
+    assert modules_loaded_by("pipeline.ingest, pipeline.cli") == "[]"
+    assert modules_loaded_by(", ".join(_PRELOAD)) == "['numba', 'parsers']"
+
+
 def test_scheduler_address_without_dask_says_how_to_install() -> None:
     import importlib.util
 
@@ -574,13 +594,13 @@ def test_a_task_holds_a_bounded_number_of_rows(
     tmp_path: Path, replicated_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     peaks: list[int] = []
-    close = ingest_module._PartSink.close
+    close = ingest_parts.PartSink.close
 
     def recording_close(sink: Any, part_id: str) -> list[tuple[str, str]]:
         peaks.append(sink.peak_pending_rows)
         return close(sink, part_id)
 
-    monkeypatch.setattr(ingest_module._PartSink, "close", recording_close)
+    monkeypatch.setattr(ingest_parts.PartSink, "close", recording_close)
     block_bytes, flush_rows = 16 << 10, 300
     root = tmp_path / "dataset"
     with ThreadPoolExecutor(1) as executor:  # in this process, so the patch applies
@@ -631,7 +651,7 @@ def test_rows_go_to_the_month_of_their_hand() -> None:
         ]
     )
     rejects = pa.Table.from_pylist([{"hand_id": "x"}])
-    pieces = ingest_module._split_by_month({"hands": hands, "seats": seats, "rejects": rejects})
+    pieces = ingest_parts.split_by_month({"hands": hands, "seats": seats, "rejects": rejects})
     got = {
         month: {table: rows.to_pylist() for table, rows in tables.items()}
         for month, tables in pieces
@@ -689,7 +709,7 @@ def test_month_split_keeps_every_row_in_order(
         {"hand_id": [str(hand) for hand in seat_hands], "row": list(range(len(seat_hands)))},
         schema=pa.schema([("hand_id", pa.string()), ("row", pa.int64())]),
     )
-    pieces = ingest_module._split_by_month({"hands": hands, "seats": seats})
+    pieces = ingest_parts.split_by_month({"hands": hands, "seats": seats})
 
     null = dataset.NULL_PARTITION
 
@@ -733,7 +753,7 @@ def test_month_names_are_the_partition_values() -> None:
     ]
     for values in (starts + [None], [None], [starts[0]]):
         column = pa.chunked_array([pa.array(values, pa.timestamp("us", tz="UTC"))])
-        codes, names = ingest_module._month_codes(column)
+        codes, names = ingest_parts._month_codes(column)
         assert [names[code] for code in codes] == dataset.month_of(column).to_pylist()
 
 
@@ -763,7 +783,7 @@ def test_month_split_of_a_block_of_many_months() -> None:
             [HAND_TABLES["hands"].field(name) for name in ("site", "hand_id", "started_at")]
         ),
     )
-    pieces = ingest_module._split_by_month({"hands": hands})
+    pieces = ingest_parts.split_by_month({"hands": hands})
     expected = dataset.month_of(starts).to_pylist()
     assert len(pieces) == len(set(expected))
     for month, tables in pieces:
@@ -824,7 +844,7 @@ def test_a_line_too_long_quarantines_its_hand_and_keeps_the_rest(
     """Hand 7 holds two lines of 200,000 characters, hand 40 one at the file's end without a
     line break: with the line limit at 64 KiB, those two hands are quarantined (once each)
     naming the line, the other 38 parse as they do without it."""
-    monkeypatch.setattr(ingest_module, "MAX_LINE_BYTES", 64 << 10)
+    monkeypatch.setattr(ingest_task, "MAX_LINE_BYTES", 64 << 10)
     long_line = "x" * 200_000
     hands = list(generated_hands)
     seven = hands[6].split("\n")
@@ -901,7 +921,7 @@ def test_a_hand_too_long_is_quarantined_once(
     """Hand 12 holds 20,000 chat lines (about 600 KB) before its summary: with the hand limit
     at 64 KiB it is quarantined once, as too long, and the lines past the limit are not taken
     for hands of their own; the other 39 parse as they do without it."""
-    monkeypatch.setattr(ingest_module, "MAX_CARRY_BYTES", 64 << 10)
+    monkeypatch.setattr(ingest_task, "MAX_CARRY_BYTES", 64 << 10)
     hands = list(generated_hands)
     twelve = hands[11].split("\n")
     chat = [f'someone said, "line {number}"' for number in range(20_000)]

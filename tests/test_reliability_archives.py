@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from pipeline import dataset
-from pipeline import ingest as ingest_module
 from pipeline.ingest import ingest
+from pipeline.ingest import sources as ingest_sources
 from tests.conftest import REPOSITORY
 from tests.test_reliability_duplicates import corpus_hands, needs_source
 
@@ -138,7 +138,7 @@ def test_bombs_are_stopped_by_ratio_and_by_absolute_size(
     # Honest members that are simply too large once the absolute limit is lowered for the test.
     (tmp_path / "large.txt.gz").write_bytes(gzip.compress(os.urandom(300_000).hex().encode()))
     write_zip(tmp_path / "large.zip", [member("large.txt", os.urandom(300_000).hex().encode())])
-    monkeypatch.setattr(ingest_module, "MAX_MEMBER_BYTES", 500_000)
+    monkeypatch.setattr(ingest_sources, "MAX_MEMBER_BYTES", 500_000)
     # workers=1 and one task: runs in this process, where the lowered limit applies.
     ingest([tmp_path], tmp_path / "dataset", workers=1, batch_bytes=1 << 30)
     errors = errors_by_path(tmp_path / "dataset")
@@ -292,7 +292,7 @@ def test_permission_errors_are_recorded_and_retried_in_process(
         return real_scandir(path)  # type: ignore[arg-type]
 
     with monkeypatch.context() as patch:
-        patch.setattr(ingest_module, "open", guarded_open, raising=False)
+        patch.setattr(ingest_sources, "open", guarded_open, raising=False)
         patch.setattr(os, "scandir", guarded_scandir)
         first = ingest([inputs], tmp_path / "dataset", workers=1)
     assert first.parsed == 3
