@@ -560,7 +560,11 @@ def test_the_driver_does_not_load_the_parsers() -> None:
     from pipeline.executor import _PRELOAD
 
     def modules_loaded_by(imports: str) -> str:
-        code = f"import sys, {imports}; print(sorted({{'parsers', 'numba'}} & sys.modules.keys()))"
+        # Flushed: the fork server's preload ends its process without flushing (fork_server).
+        code = (
+            f"import sys, {imports}; "
+            "print(sorted({'parsers', 'numba'} & sys.modules.keys()), flush=True)"
+        )
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         return run.stdout.strip() or run.stderr
 
