@@ -229,7 +229,6 @@ def _exported_parts(hand: dict[str, Any]) -> tuple[dict[str, str], list[dict[str
         or type(actions) is not list
         or type(showdown) is not dict
         or not hand.keys() <= _HAND_KEYS
-        or not showdown.keys() <= _SHOWDOWN_KEYS
         or type(results := showdown.get("result")) is not list
     ):
         return None
@@ -241,17 +240,13 @@ def _exported_parts(hand: dict[str, Any]) -> tuple[dict[str, str], list[dict[str
     elements: list[dict[str, Any]] = []
     bankroll: dict[Any, Decimal | None] = {}
     for player in players:
-        if type(player) is not dict or not player.keys() <= _PLAYER_KEYS:
-            return None
-        item = _exported_item(player, "PLAYER")
+        item = _exported_item(player, "PLAYER", _PLAYER_KEYS)
         if item is None:
             return None
         bankroll[player.get("name")] = _decimal(player.get("amount"))
         elements.append(item)
     for action in actions:
-        if type(action) is not dict or not action.keys() <= _ACTION_KEYS:
-            return None
-        item = _exported_item(action, "ACTION")
+        item = _exported_item(action, "ACTION", _ACTION_KEYS)
         if item is None:
             return None
         fall = _bankroll_fall(bankroll, action)
@@ -259,14 +254,12 @@ def _exported_parts(hand: dict[str, Any]) -> tuple[dict[str, str], list[dict[str
             item["VALUE"] = fall
         item.pop("BANKROLL", None)
         elements.append(item)
-    showdown_item = _exported_item(showdown, "SHOWDOWN")
+    showdown_item = _exported_item(showdown, "SHOWDOWN", _SHOWDOWN_KEYS)
     if showdown_item is None:
         return None
     showdown_results = []
     for result in results:
-        if type(result) is not dict or not result.keys() <= _RESULT_KEYS:
-            return None
-        item = _exported_item(result, None)
+        item = _exported_item(result, None, _RESULT_KEYS)
         if item is None:
             return None
         item.pop("WINCARD", None)
@@ -286,9 +279,11 @@ _SKIPPED_DEPTH = 8
 _EXPORT_DEPTH = 4 + _SKIPPED_DEPTH
 
 
-def _exported_item(item: dict[str, Any], tag: str | None) -> dict[str, Any] | None:
-    """`_attributes(_with_links(item), tag)` for an item of string (or true/false) values
-    and ``card`` links as strings; None for anything else."""
+def _exported_item(item: Any, tag: str | None, keys: frozenset[str]) -> dict[str, Any] | None:
+    """`_attributes(_with_links(item), tag)` for an object of some of ``keys`` holding string
+    (or true/false) values and ``card`` links as strings; None for anything else."""
+    if type(item) is not dict or not item.keys() <= keys:
+        return None
     attributes: dict[str, Any] = {} if tag is None else {"tag": tag}
     attributes["cards"] = []
     for key, value in item.items():

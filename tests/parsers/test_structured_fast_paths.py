@@ -9,6 +9,7 @@ a later change to either side cannot drift unnoticed.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import random
 import re
@@ -311,8 +312,22 @@ def test_repeated_refused_one_hand_documents_keep_their_reason() -> None:
 
 
 def _igt_export_hand() -> dict[str, Any]:
+    """A fresh copy of the corpus's IGT export hand (each example changes its own)."""
+    return copy.deepcopy(_igt_export())
+
+
+@functools.cache
+def _igt_export() -> dict[str, Any]:
     text = (CORPUS / "IGT/cash/PLO8-GeneralHand.json.txt").read_text(encoding="utf-8-sig")
     hand: dict[str, Any] = json.loads(text)["history"][0]
+    return hand
+
+
+def _mutated_export(rng: random.Random, changes: int) -> dict[str, Any]:
+    """The export hand with ``changes`` random changes (`_mutated`)."""
+    hand = _igt_export_hand()
+    for _ in range(changes):
+        hand = _mutated(hand, rng)
     return hand
 
 
@@ -376,9 +391,7 @@ def test_igt_real_export_takes_the_one_pass_read() -> None:
 def test_igt_one_pass_read_equals_the_flat_read(rng: random.Random, changes: int) -> None:
     # The one-pass read of a real export gives what the flat read gives, or declines (None)
     # and leaves the hand to it: never another answer, and never where the flat read refuses.
-    hand = _igt_export_hand()
-    for _ in range(changes):
-        hand = _mutated(hand, rng)
+    hand = _mutated_export(rng, changes)
     fast = igt._exported_parts(hand)
     if fast is not None:
         assert _flat_outcome(hand) == ("read", fast)
