@@ -19,8 +19,9 @@ __all__ = ["DEFAULT_RETRIES", "default_workers", "make_executor", "start_local_w
 
 DEFAULT_RETRIES = 2
 # Imported once in the fork server, so each worker starts without re-importing polars and pyarrow
-# or loading the compiled kernels again; the last makes the server's own exit immediate.
-_PRELOAD = ["pipeline.ingest", "pipeline.ingest.task", "parsers.warm", "pipeline.fork_server"]
+# or loading the compiled kernels again (the task's module brings the package and the parsers);
+# the last makes the server's own exit immediate.
+_PRELOAD = ["pipeline.ingest.task", "parsers.warm", "pipeline.fork_server"]
 _PARENT_POLL_SECONDS = 0.5
 _THREAD_POOL_SIZES = ("POLARS_MAX_THREADS", "OPENBLAS_NUM_THREADS")
 
