@@ -31,6 +31,7 @@ def warm() -> None:
     kernels.highest_before(
         np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.int64)
     )
+    kernels.fill_forward(np.ones(1, dtype=np.bool_), -1, spans, spans)
     kernels.running_sums(
         np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 1
     )

@@ -6,6 +6,7 @@ import numpy as np
 import polars as pl
 
 from parsers.columns import TIME_ZONES
+from parsers.engine.kernels import fill_forward
 from pipeline.row_runs import number_in_run
 
 __all__ = ["fill_from_rows", "forward_fill", "in_printed_order", "line_frame", "local_to_utc"]
@@ -51,15 +52,14 @@ def fill_from_rows(
     size: int, resets: np.ndarray, reset_value: int, rows: np.ndarray, values: np.ndarray
 ) -> np.ndarray:
     """Each line takes the value of the latest marker row or reset row at or before it."""
-    source = np.full(size, -1, dtype=np.int64)
-    value_at = np.zeros(size, dtype=np.int64)
-    reset_rows = np.flatnonzero(resets)
-    source[reset_rows] = reset_rows
-    value_at[reset_rows] = reset_value
-    source[rows] = rows
-    value_at[rows] = values
-    latest = np.maximum.accumulate(source)
-    return np.where(latest >= 0, value_at[np.maximum(latest, 0)], reset_value)
+    if len(resets) != size or len(rows) != len(values):
+        raise ValueError("fill_from_rows: a mask of every line and a value a row")
+    return fill_forward(
+        np.asarray(resets, dtype=np.bool_),
+        reset_value,
+        np.asarray(rows, dtype=np.int64),
+        np.asarray(values, dtype=np.int64),
+    )
 
 
 def forward_fill(frame: pl.DataFrame, marker: pl.Series, reset_value: int = -1) -> np.ndarray:

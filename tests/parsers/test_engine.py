@@ -19,7 +19,7 @@ from parsers.engine.block_parts import _mark_all_ins
 from parsers.engine.checks import first_problem
 from parsers.engine.kernels import running_sums
 from parsers.engine.line_forms import LineForm, classify
-from parsers.engine.lines import line_frame
+from parsers.engine.lines import fill_from_rows, line_frame
 from tests.parsers import test_absolute, test_partypoker, test_winamax
 from tests.parsers.corpus import cards
 
@@ -200,6 +200,35 @@ def test_running_sums_add_each_group_in_the_given_order(rows: list[tuple], seed:
             totals[group[row]] = totals.get(group[row], 0) + value[row]
             expected[row] = totals[group[row]]
     assert running_sums(group, value, order_with_strays, 4).tolist() == expected
+
+
+@settings(deadline=None, max_examples=300)
+@given(
+    lines=st.lists(st.tuples(st.booleans(), st.none() | st.integers(-5, 5)), max_size=40),
+    reset_value=st.integers(-2, 2),
+)
+def test_fill_from_rows_carries_the_latest_marker_or_reset_forward(
+    lines: list[tuple], reset_value: int
+) -> None:
+    """Each line holds the value of the nearest marker or reset line at or before it (a line
+    that is both: its marker's), by a plain walk over the lines."""
+    resets = np.array([reset for reset, _ in lines], dtype=bool)
+    rows = np.array([row for row, (_, value) in enumerate(lines) if value is not None])
+    values = np.array([value for _, value in lines if value is not None], dtype=np.int64)
+    expected, current = [], reset_value
+    for reset, value in lines:
+        current = value if value is not None else reset_value if reset else current
+        expected.append(current)
+    rows = rows.astype(np.int64)
+    assert fill_from_rows(len(lines), resets, reset_value, rows, values).tolist() == expected
+
+
+def test_fill_from_rows_refuses_a_row_outside_the_lines() -> None:
+    resets = np.zeros(3, dtype=bool)
+    with pytest.raises(IndexError):
+        fill_from_rows(3, resets, 0, np.array([3]), np.array([1]))
+    with pytest.raises(ValueError):
+        fill_from_rows(3, resets, 0, np.array([1, 2]), np.array([1]))
 
 
 MONEY_IN = ["post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise"]
