@@ -213,13 +213,14 @@ def test_fill_from_rows_carries_the_latest_marker_or_reset_forward(
     """Each line holds the value of the nearest marker or reset line at or before it (a line
     that is both: its marker's), by a plain walk over the lines."""
     resets = np.array([reset for reset, _ in lines], dtype=bool)
-    rows = np.array([row for row, (_, value) in enumerate(lines) if value is not None])
+    rows = np.array(
+        [row for row, (_, value) in enumerate(lines) if value is not None], dtype=np.int64
+    )
     values = np.array([value for _, value in lines if value is not None], dtype=np.int64)
     expected, current = [], reset_value
     for reset, value in lines:
         current = value if value is not None else reset_value if reset else current
         expected.append(current)
-    rows = rows.astype(np.int64)
     assert fill_from_rows(len(lines), resets, reset_value, rows, values).tolist() == expected
 
 
