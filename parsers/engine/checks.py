@@ -101,8 +101,9 @@ def actor_problems(
 def card_problems(
     hands: pl.DataFrame, seats: pl.DataFrame, showdowns: pl.DataFrame
 ) -> pl.DataFrame:
-    """Hands with a card dealt twice, or a shown hand holding a card that could not be read
-    (``shows [1,2,3c 9h As Qs]``)."""
+    """Hands with a card dealt twice, a shown hand holding a card that could not be read
+    (``shows [1,2,3c 9h As Qs]``), or a second board (a pot run twice) holding one or more
+    than five cards."""
     hole = seats.select("hand", pl.col("hole_cards").alias("card")).explode("card")
     board = hands.select("hand", pl.col("board").alias("card")).explode("card")
     board2 = (
@@ -125,4 +126,11 @@ def card_problems(
     unreadable = showdowns.filter(holds_a_null(pl.col("cards"))).select(
         "hand", reason=pl.lit("unreadable shown card")
     )
-    return pl.concat([duplicated, unreadable]).unique("hand", keep="first", maintain_order=True)
+    # Every engine's own board checks read the first board; the second run's is checked here.
+    second_board = pl.col("board2")
+    unreadable_second_board = hands.filter(
+        holds_a_null(second_board) | (second_board.list.len() > 5)
+    ).select("hand", reason=pl.lit("unreadable second board"))
+    return pl.concat([duplicated, unreadable, unreadable_second_board]).unique(
+        "hand", keep="first", maintain_order=True
+    )

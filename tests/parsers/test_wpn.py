@@ -331,6 +331,18 @@ def test_dead_blind_and_summary_won_not_double_counted() -> None:
     assert tables["hands"].select("total_pot", "rake").row(0) == (429, 21)
 
 
+@needs_corpus
+def test_a_second_board_with_an_unreadable_card_is_quarantined() -> None:
+    """Found by fuzzing (seed 27): a second run's turn printed as ``[8c Xx]`` gave a board2 of
+    six cards, one unreadable, which the count of its readable cards (five) let through."""
+    text = (CORPUS / RIT).read_text(encoding="utf-8-sig")
+    damaged = text.replace("*** TURN 2 *** [6c 9s Jh] [8c]", "*** TURN 2 *** [6c 9s Jh] [8c Xx]")
+    assert damaged != text
+    result = parse_text(damaged)
+    assert (result.hands_found, result.parsed, result.rejected) == (1, 0, 1)
+    assert [reason for _, reason in rejects(result)] == ["unreadable second board"]
+
+
 def test_truncated_garbage_and_foreign_hands() -> None:
     cut = hand_text(2).split("*** SUMMARY ***")[0]
     garbage = hand_text(3).replace("Carol checks", "Carol checks\n\x13\x13 ??? \x13")
