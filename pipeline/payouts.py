@@ -51,6 +51,9 @@ class PotTable:
     amount: Int64Array  # before rake
     eligible_start: Int64Array  # len(hand) + 1 offsets into ``eligible``
     eligible: Int64Array  # player rows, clockwise from the button
+    # Whether two or more players put chips into the pot; None: every pot. A pot of one
+    # player's chips is the unmatched top of a site that pays it back as a won pot.
+    contested: npt.NDArray[np.bool_] | None = None
 
 
 @dataclass(frozen=True)
@@ -70,13 +73,16 @@ def _build_pots_kernel(
     put_in: Int64Array,
     folded: npt.NDArray[np.bool_],
     mucked: npt.NDArray[np.bool_],
-) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array, Int64Array]:
+) -> tuple[
+    Int64Array, Int64Array, Int64Array, Int64Array, Int64Array, npt.NDArray[np.bool_]
+]:
     hands = hand_start.shape[0] - 1
     players = put_in.shape[0]
     # At most one pot per player still in: allocate for the worst case, trim at the end.
     pot_hand = np.empty(players + hands, dtype=np.int64)
     pot_index = np.empty(players + hands, dtype=np.int64)
     pot_amount = np.empty(players + hands, dtype=np.int64)
+    pot_contested = np.ones(players + hands, dtype=np.bool_)
     eligible_start = np.zeros(players + hands + 1, dtype=np.int64)
     eligible = np.empty(players * 3 + 16, dtype=np.int64)
     pots = 0
@@ -97,11 +103,16 @@ def _build_pots_kernel(
         for k in range(levels.shape[0]):
             level = levels[k]
             amount = 0
+            contributors = 0
             for p in range(first, last):
-                amount += min(put_in[p], level) - min(put_in[p], previous)
+                part = min(put_in[p], level) - min(put_in[p], previous)
+                amount += part
+                if part > 0:
+                    contributors += 1
             pot_hand[pots] = h
             pot_index[pots] = k
             pot_amount[pots] = amount
+            pot_contested[pots] = contributors >= 2
             for p in range(first, last):
                 if not folded[p] and put_in[p] >= level:
                     if used >= eligible.shape[0]:
@@ -122,6 +133,7 @@ def _build_pots_kernel(
         if dead > 0:
             if levels.shape[0] > 0:
                 pot_amount[pots - 1] += dead
+                pot_contested[pots - 1] = True
             else:
                 # Everyone folded: nobody is eligible, the chips are reported as an orphan pot.
                 pot_hand[pots] = h
@@ -135,6 +147,7 @@ def _build_pots_kernel(
         pot_amount[:pots],
         eligible_start[: pots + 1],
         eligible[:used],
+        pot_contested[:pots],
     )
 
 
@@ -151,13 +164,13 @@ def build_pots(
     """
     if mucked is None:
         mucked = np.zeros(len(put_in), dtype=np.bool_)
-    hand, index, amount, eligible_start, eligible = _build_pots_kernel(
+    hand, index, amount, eligible_start, eligible, contested = _build_pots_kernel(
         np.ascontiguousarray(hand_start, dtype=np.int64),
         np.ascontiguousarray(put_in, dtype=np.int64),
         np.ascontiguousarray(folded, dtype=np.bool_),
         np.ascontiguousarray(mucked, dtype=np.bool_),
     )
-    return PotTable(hand, index, amount, eligible_start, eligible)
+    return PotTable(hand, index, amount, eligible_start, eligible, contested)
 
 
 @numba.njit(cache=True)
@@ -309,7 +322,11 @@ def _split_kernel(
 
 @numba.njit(cache=True)
 def _rake_by_pot_kernel(
-    pot_hand: Int64Array, pot_amount: Int64Array, rake: Int64Array, each_pot: npt.NDArray[np.bool_]
+    pot_hand: Int64Array,
+    pot_amount: Int64Array,
+    rake: Int64Array,
+    each_pot: npt.NDArray[np.bool_],
+    contested: npt.NDArray[np.bool_],
 ) -> Int64Array:
     pots = pot_hand.shape[0]
     taken = np.zeros(pots, dtype=np.int64)
@@ -318,15 +335,21 @@ def _rake_by_pot_kernel(
         h = pot_hand[first]
         end = first
         total = 0
+        shared = 0  # what the contested pots hold: uncalled chips give no share
         while end < pots and pot_hand[end] == h:
             total += pot_amount[end]
+            if contested[end]:
+                shared += pot_amount[end]
             end += 1
         left = min(rake[h], total)
-        if each_pot[h] and total > 0:
-            # Each side pot in proportion to its size, rounded down; the main pot the rest
-            # (fits the six Bovada corpus hands with a side pot: 6 of 6.26, 38 of 38.90, ...).
+        if each_pot[h] and shared > 0:
+            # Each contested side pot in proportion to its size, rounded down; the main pot
+            # the rest (fits the six Bovada corpus hands with a side pot: 6 of 6.26, 38 of
+            # 38.90, ...).
+            proportional = min(left, shared)
             for q in range(first + 1, end):
-                taken[q] = left * pot_amount[q] // total
+                if contested[q]:
+                    taken[q] = proportional * pot_amount[q] // shared
             given = 0
             for q in range(first + 1, end):
                 given += taken[q]
@@ -350,8 +373,10 @@ def rake_by_pot(
     pots: PotTable, rake: Int64Array, each_pot: npt.NDArray[np.bool_] | None = None
 ) -> Int64Array:
     """The rake each pot gives (payout-rules K4): from the main pot first, or, for the hands
-    marked ``each_pot``, from every pot in proportion to its size (side pots rounded down,
-    the main pot the rest). A rake larger than the hand's pots takes them whole.
+    marked ``each_pot``, from every contested pot in proportion to its size (side pots rounded
+    down, the main pot the rest; a pot of one player's chips, an unmatched top paid back as a
+    won pot, gives no share: nobody called those chips). A rake larger than the hand's pots
+    takes them whole.
 
     >>> pots = PotTable(np.array([0, 0]), np.array([0, 1]), np.array([296, 126]),
     ...                 np.array([0, 2, 4]), np.array([0, 1, 1, 2]))
@@ -361,6 +386,13 @@ def rake_by_pot(
     hands = np.ascontiguousarray(pots.hand, dtype=np.int64)
     amounts = np.ascontiguousarray(pots.amount, dtype=np.int64)
     rakes = np.ascontiguousarray(rake, dtype=np.int64)
+    contested = (
+        np.ones(len(amounts), dtype=np.bool_)
+        if pots.contested is None
+        else np.ascontiguousarray(pots.contested, dtype=np.bool_)
+    )
+    if len(contested) != len(amounts):
+        raise ValueError("PotTable.contested must hold one flag a pot")
     flags = np.zeros(len(rakes), dtype=np.bool_) if each_pot is None else each_pot.copy()
     # Proportional shares multiply rake by pot: hands where that could pass 2^62 (no real hand)
     # are shared out here in Python's exact integers instead.
@@ -370,18 +402,31 @@ def rake_by_pot(
         np.maximum.at(largest, hands, amounts)
         huge = flags & (np.abs(rakes).astype(np.float64) * largest.astype(np.float64) >= 2.0**61)
         flags &= ~huge
-    taken = _rake_by_pot_kernel(hands, amounts, rakes, np.ascontiguousarray(flags))
+    taken = _rake_by_pot_kernel(hands, amounts, rakes, np.ascontiguousarray(flags), contested)
     for hand in np.flatnonzero(huge):
         rows = np.flatnonzero(hands == hand)
-        taken[rows] = _proportional(amounts[rows].tolist(), int(rakes[hand]))
+        taken[rows] = _proportional(
+            amounts[rows].tolist(), int(rakes[hand]), contested[rows].tolist()
+        )
     return taken
 
 
-def _proportional(amounts: list[int], rake: int) -> list[int]:
+def _proportional(amounts: list[int], rake: int, contested: list[bool]) -> list[int]:
     """`rake_by_pot`'s each-pot rule for one hand, in exact integers."""
     total = sum(amounts)
+    shared = sum(amount for amount, held in zip(amounts, contested) if held)
     left = min(rake, total)
-    shares = [0] + [left * amount // total for amount in amounts[1:]] if total else [0] * len(amounts)
+    if not shared:  # as the kernel: the main pot first
+        shares = []
+        for amount in amounts:
+            shares.append(min(left, amount))
+            left -= shares[-1]
+        return shares
+    proportional = min(left, shared)
+    shares = [0] + [
+        proportional * amount // shared if held else 0
+        for amount, held in zip(amounts[1:], contested[1:])
+    ]
     shares[0] = min(left - sum(shares), amounts[0])
     short = left - sum(shares)
     for index in range(1, len(amounts)):

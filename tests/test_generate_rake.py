@@ -344,16 +344,12 @@ def test_each_pot_clean_archive_at_other_sites(tmp_path: Path, site: str) -> Non
     assert truth.filter(pl.col("recorded_rake") != pl.col("rake")).is_empty()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pipeline/audit.py: at sites that pay an unmatched top back as a won pot (PartyPoker,"
-    " Winamax) the audit keeps that pot and gives it a share of an each-pot rake, although"
-    " uncalled chips are never raked; remove this mark once the audit leaves it out",
-)
 @pytest.mark.parametrize("site", ["partypoker", "winamax"])
 def test_each_pot_clean_archive_where_uncalled_bets_are_paid_as_pots(
     tmp_path: Path, site: str
 ) -> None:
+    """These sites pay an unmatched top back as a won pot; the audit keeps it as a pot of one
+    player's chips, which gives no share of an each-pot rake (nobody called those chips)."""
     trip = round_trip(tmp_path, site, write_schedule(tmp_path, SCHEDULE), hands=2000, seed=17)
     assert trip.findings.height == 0, trip.findings.head()
 

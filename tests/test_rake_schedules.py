@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -143,7 +144,8 @@ def test_audit_judges_the_rake_by_the_file_over_and_under(example: Path) -> None
 @given(
     hands=st.lists(
         st.tuples(
-            st.lists(st.integers(0, 10**9), min_size=1, max_size=6),  # pot amounts, main first
+            # pot amounts, main first, each with whether two or more players put chips in it
+            st.lists(st.tuples(st.integers(0, 10**9), st.booleans()), min_size=1, max_size=6),
             st.integers(0, 10**6),  # rake
             st.booleans(),  # from each pot
         ),
@@ -151,30 +153,41 @@ def test_audit_judges_the_rake_by_the_file_over_and_under(example: Path) -> None
         max_size=20,
     )
 )
-def test_rake_by_pot_conserves_money(hands: list[tuple[list[int], int, bool]]) -> None:
+def test_rake_by_pot_conserves_money(hands: list[tuple[list[tuple[int, bool]], int, bool]]) -> None:
     """Whatever the pots, the rake taken sums to the hand's rake (or its whole pots when the
     rake is larger), no pot gives more than it holds, and each-pot side shares are the
-    proportional share rounded down."""
+    proportional share of the contested pots rounded down (a pot of one player's chips: 0)."""
     import numpy as np
 
     from pipeline.payouts import PotTable, rake_by_pot
 
-    pot_hand = np.array([h for h, (amounts, _, _) in enumerate(hands) for _ in amounts])
-    amounts = np.array([amount for amounts, _, _ in hands for amount in amounts])
-    index = np.array([i for amounts, _, _ in hands for i in range(len(amounts))])
-    pots = PotTable(pot_hand, index, amounts, np.zeros(len(amounts) + 1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    pot_hand = np.array([h for h, (pots, _, _) in enumerate(hands) for _ in pots])
+    amounts = np.array([amount for pots, _, _ in hands for amount, _ in pots])
+    contested = np.array([held for pots, _, _ in hands for _, held in pots], dtype=bool)
+    index = np.array([i for pots, _, _ in hands for i in range(len(pots))])
+    pots = PotTable(
+        pot_hand,
+        index,
+        amounts,
+        np.zeros(len(amounts) + 1, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        contested,
+    )
     rakes = np.array([rake for _, rake, _ in hands])
     flags = np.array([each for _, _, each in hands])
     taken = rake_by_pot(pots, rakes, flags)
     assert (taken >= 0).all() and (taken <= amounts).all()
-    for h, (hand_amounts, rake, each) in enumerate(hands):
+    for h, (hand_pots, rake, each) in enumerate(hands):
         mine = taken[pot_hand == h]
-        total = sum(hand_amounts)
+        total = sum(amount for amount, _ in hand_pots)
         assert mine.sum() == min(rake, total)
         left = min(rake, total)
-        shares = [left * amount // total for amount in hand_amounts[1:]] if total else []
-        if each and total and left - sum(shares) <= hand_amounts[0]:
-            assert mine[1:].tolist() == shares
+        shared = sum(amount for amount, held in hand_pots if held)
+        if each and shared:
+            part = min(left, shared)
+            shares = [part * amount // shared if held else 0 for amount, held in hand_pots[1:]]
+            if left - sum(shares) <= hand_pots[0][0]:
+                assert mine[1:].tolist() == shares
 
 
 def test_rake_by_pot_is_exact_where_rake_times_pot_passes_64_bits() -> None:
@@ -188,6 +201,28 @@ def test_rake_by_pot_is_exact_where_rake_times_pot_passes_64_bits() -> None:
     side = 10**15 * amounts[1] // sum(amounts)
     assert taken == [10**15 - side, side]
     assert rake_by_pot(pots, np.array([10**15])).tolist() == [10**15, 0]
+    # A top pot of one player's chips (an unmatched bet paid back as a pot) takes no share,
+    # in exact integers as in the compiled rule.
+    three = PotTable(
+        np.zeros(3, dtype=np.int64),
+        np.arange(3),
+        np.array([*amounts, 7 * 10**15]),
+        np.zeros(4, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        np.array([True, True, False]),
+    )
+    assert rake_by_pot(three, np.array([10**15]), np.array([True])).tolist() == [*taken, 0]
+    small = PotTable(
+        np.zeros(3, dtype=np.int64),
+        np.arange(3),
+        np.array([100, 30, 70]),
+        np.zeros(4, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        np.array([True, True, False]),
+    )
+    assert rake_by_pot(small, np.array([10]), np.array([True])).tolist() == [8, 2, 0]
+    with pytest.raises(ValueError, match="one flag a pot"):
+        rake_by_pot(replace(small, contested=np.array([True])), np.array([10]), np.array([True]))
 
 
 def test_a_rule_whose_cap_a_currency_cannot_hold_does_not_apply() -> None:
@@ -196,3 +231,38 @@ def test_a_rule_whose_cap_a_currency_cannot_hold_does_not_apply() -> None:
     rule = ScheduleRule(3, percent=Fraction(1, 20), cap=Decimal("0.50"))
     assert _rule_columns(rule, 100)[:4] == (3, True, True, 50)
     assert _rule_columns(rule, 1)[0] is None  # play chips: half a chip is no amount
+
+
+@settings(deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 500), st.booleans()), min_size=2, max_size=9),
+)
+def test_a_pot_is_contested_when_two_players_put_chips_in_it(
+    players: list[tuple[int, bool]],
+) -> None:
+    """`build_pots` marks a pot contested when two or more players reached into its level (a
+    folded player's chips above every level still in make the last pot contested too); the
+    unmatched top of the largest bettor is the only pot of one player's chips."""
+    import numpy as np
+
+    from pipeline.payouts import build_pots
+
+    put_in = [amount for amount, _ in players]
+    folded = [out for _, out in players]
+    table = build_pots(
+        np.array([0, len(players)], dtype=np.int64),
+        np.array(put_in, dtype=np.int64),
+        np.array(folded, dtype=np.bool_),
+    )
+    levels = sorted({amount for amount, out in players if not out and amount > 0})
+    expected, previous = [], 0
+    for level in levels:
+        expected.append(sum(amount > previous for amount in put_in) >= 2)
+        previous = level
+    dead = sum(max(amount - previous, 0) for amount in put_in)
+    if dead and levels:
+        expected[-1] = True
+    elif dead:
+        expected.append(True)  # everyone folded: one pot nobody may win
+    assert table.contested is not None
+    assert table.contested.tolist() == expected
