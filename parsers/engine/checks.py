@@ -102,8 +102,8 @@ def card_problems(
     hands: pl.DataFrame, seats: pl.DataFrame, showdowns: pl.DataFrame
 ) -> pl.DataFrame:
     """Hands with a card dealt twice, a shown hand holding a card that could not be read
-    (``shows [1,2,3c 9h As Qs]``), or a second board (a pot run twice) holding one or more
-    than five cards."""
+    (``shows [1,2,3c 9h As Qs]``), or a second board (a pot run twice) holding such a card
+    or more than five cards."""
     hole = seats.select("hand", pl.col("hole_cards").alias("card")).explode("card")
     board = hands.select("hand", pl.col("board").alias("card")).explode("card")
     board2 = (
