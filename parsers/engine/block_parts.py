@@ -21,9 +21,10 @@ import polars as pl
 import pyarrow as pa
 
 from parsers import byte_kernels
-from parsers.columns import cards_list, holds_a_null, money_by_expressions, money_with_fast_path
+from parsers.columns import cards_list, money_by_expressions, money_with_fast_path
 from parsers.engine.assembly import HandTables, attach_hole_cards
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
+from parsers.engine.checks import board_checks, first_problem
 from parsers.engine.file_batches import FileBatchParser
 from parsers.engine.kernels import running_sums
 from parsers.engine.line_forms import kind_fields
@@ -430,29 +431,22 @@ def hand_problems(
         has_deal=(pl.col("kind") == "deal").any(),
         has_closing=(pl.col("kind") == closing_kind).any(),
     )
-    return hands.join(structure, on="hand", how="left").select(
-        "hand",
-        reason=pl.when(~pl.col("has_history").fill_null(False))
-        .then(pl.lit("truncated hand: no hand history line"))
-        .when(~pl.col("has_deal").fill_null(False))
-        .then(pl.lit("truncated hand: no cards dealt"))
-        .when(~pl.col("has_closing").fill_null(False))
-        .then(pl.lit(closing_reason))
-        .when(pl.col("button_seat").is_null())
-        .then(pl.lit("no button seat"))
-        .when(pl.col("table_name").is_null())
-        .then(pl.lit("table line missing"))
-        .when(pl.col("started_at").is_null())
-        .then(pl.lit("unreadable start time"))
-        .when(pl.col("big_blind").is_null() | pl.col("small_blind").is_null())
-        .then(pl.lit("unreadable stakes"))
-        .when(pl.col("limit_type").is_null())
-        .then(pl.lit("unknown betting limit"))
-        .when(holds_a_null(board))
-        .then(pl.lit("unreadable board card"))
-        .when(board.list.len() > 5)
-        .then(pl.lit("more than five board cards")),
-    ).filter(pl.col("reason").is_not_null())
+    reason = first_problem(
+        (~pl.col("has_history").fill_null(False), "truncated hand: no hand history line"),
+        (~pl.col("has_deal").fill_null(False), "truncated hand: no cards dealt"),
+        (~pl.col("has_closing").fill_null(False), closing_reason),
+        (pl.col("button_seat").is_null(), "no button seat"),
+        (pl.col("table_name").is_null(), "table line missing"),
+        (pl.col("started_at").is_null(), "unreadable start time"),
+        (pl.col("big_blind").is_null() | pl.col("small_blind").is_null(), "unreadable stakes"),
+        (pl.col("limit_type").is_null(), "unknown betting limit"),
+        *board_checks(board),
+    )
+    return (
+        hands.join(structure, on="hand", how="left")
+        .select("hand", reason=reason)
+        .filter(pl.col("reason").is_not_null())
+    )
 
 
 def anchor_starts(lines: pl.Series, anchor: str) -> np.ndarray:

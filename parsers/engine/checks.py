@@ -10,24 +10,45 @@ import polars as pl
 
 from parsers.columns import holds_a_null
 
-__all__ = ["MAX_SEATS", "actor_problems", "card_problems", "first_problem", "seat_problems"]
+__all__ = [
+    "MAX_SEATS",
+    "actor_problems",
+    "board_checks",
+    "card_problems",
+    "first_problem",
+    "seat_problems",
+]
 
 # No Omaha table seats more players: a hand listing more is damaged (fuzzing spliced 200 seat
 # lines and every text format parsed it), and parsers/engine/kernels.py assumes a handful per street.
 MAX_SEATS = 10
 
 
-def first_problem(*checks: tuple[pl.Expr, str]) -> pl.Expr:
+def first_problem(*checks: tuple[pl.Expr, str | pl.Expr]) -> pl.Expr:
     """The reason of the first check whose condition holds, null where none does.
 
     A site lists its own checks as ``(condition, reason)`` pairs, in the order that decides
-    which reason a damaged hand gets (the root cause first).
+    which reason a damaged hand gets (the root cause first); a reason is a text, or an
+    expression (a column of reasons found earlier).
     """
+
+    def reason_of(reason: str | pl.Expr) -> pl.Expr:
+        return pl.lit(reason) if isinstance(reason, str) else reason
+
     (condition, reason), *rest = checks
-    chain = pl.when(condition).then(pl.lit(reason))
+    chain = pl.when(condition).then(reason_of(reason))
     for condition, reason in rest:
-        chain = chain.when(condition).then(pl.lit(reason))
+        chain = chain.when(condition).then(reason_of(reason))
     return chain
+
+
+def board_checks(board: pl.Expr) -> tuple[tuple[pl.Expr, str], ...]:
+    """The checks of a hand's (first) board every text engine ends its hand checks with: a
+    card that could not be read, more than five cards. A second board's are `card_problems`'."""
+    return (
+        (holds_a_null(board), "unreadable board card"),
+        (board.list.len() > 5, "more than five board cards"),
+    )
 
 
 def seat_problems(seats: pl.DataFrame) -> pl.DataFrame:

@@ -17,10 +17,10 @@ from typing import ClassVar, TypeAlias
 import numpy as np
 import polars as pl
 
-from parsers.columns import cards_list, holds_a_null, local_time_to_utc, money
+from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.engine.assembly import HandTables, attach_hole_cards
 from parsers.engine.betting import ordered_actions, street_amounts
-from parsers.engine.checks import first_problem
+from parsers.engine.checks import board_checks, first_problem
 from parsers.engine.file_batches import FileBatchParser
 from parsers.engine.line_forms import DecodedFields, LineForm, classify, may_find
 from parsers.engine.lines import fill_from_rows, in_printed_order, line_frame
@@ -475,27 +475,19 @@ class TextFormat:
 
     def hand_problems(self, hands: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame:
         """Defects every format checks the same way."""
-        board = pl.col("board")
-        reason = (
-            pl.when(pl.col("problem").is_not_null())
-            .then(pl.col("problem"))
-            .when(pl.col("button_seat").is_null())
-            .then(pl.lit("no button seat"))
-            .when(pl.col("started_at").is_null())
-            .then(pl.lit("unreadable start time"))
-            .when(pl.col("limit_type").is_null())
-            .then(pl.lit("unknown betting limit"))
-            .when(pl.col("big_blind").is_null() | pl.col("small_blind").is_null())
-            .then(pl.lit("unreadable stakes"))
-            .when(holds_a_null(board))
-            .then(pl.lit("unreadable board card"))
-            .when(board.list.len() > 5)
-            .then(pl.lit("more than five board cards"))
-            .when(
-                pl.col("board2").is_not_null()
-                & (pl.col("board2").list.drop_nulls().list.len() != 5)
-            )
-            .then(pl.lit("unreadable second board"))
+        board2 = pl.col("board2")
+        reason = first_problem(
+            (pl.col("problem").is_not_null(), pl.col("problem")),
+            (pl.col("button_seat").is_null(), "no button seat"),
+            (pl.col("started_at").is_null(), "unreadable start time"),
+            (pl.col("limit_type").is_null(), "unknown betting limit"),
+            (pl.col("big_blind").is_null() | pl.col("small_blind").is_null(), "unreadable stakes"),
+            *board_checks(pl.col("board")),
+            # Five cards, the first run's on the streets the second did not deal again.
+            (
+                board2.is_not_null() & (board2.list.drop_nulls().list.len() != 5),
+                "unreadable second board",
+            ),
         )
         return hands.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
 

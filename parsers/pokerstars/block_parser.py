@@ -14,7 +14,13 @@ import polars as pl
 from parsers.base import ParseResult
 from parsers.columns import cards_list, is_partial_show, local_time_to_utc, money
 from parsers.engine.betting import ordered_actions, street_amounts
-from parsers.engine.checks import actor_problems, card_problems, first_problem, seat_problems
+from parsers.engine.checks import (
+    actor_problems,
+    board_checks,
+    card_problems,
+    first_problem,
+    seat_problems,
+)
 from parsers.engine.line_forms import classify
 from parsers.engine.lines import fill_from_rows, in_printed_order
 from parsers.engine.stakes import blinds_and_bets
@@ -616,11 +622,7 @@ class BlockParser:
             ),
             (pl.col("limit_type").is_null(), "unknown betting limit"),
             (pl.col("big_blind").is_null(), "unreadable stakes"),
-            (
-                pl.col("board").list.drop_nulls().list.len() < pl.col("board").list.len(),
-                "unreadable board card",
-            ),
-            (pl.col("board").list.len() > 5, "more than five board cards"),
+            *board_checks(pl.col("board")),
         )
         return checks.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
 
