@@ -17,10 +17,21 @@ import pyarrow as pa
 
 from parsers.byte_kernels import split_lines
 
-__all__ = ["DecodedLines", "decode_lines", "decode_text", "detect_encoding", "UnreadableFile"]
+__all__ = [
+    "DecodedLines",
+    "decode_lines",
+    "decode_text",
+    "detect_encoding",
+    "GARBLED_UTF8_BOM",
+    "UnreadableFile",
+]
 
-_BOMS: tuple[tuple[bytes, str], ...] = (
-    (codecs.BOM_UTF8, "utf-8"),
+# A UTF-8 BOM once decoded as cp1252 and written again as UTF-8 ("ï»¿", bytes C3 AF C2 BB C2
+# BF): some exported files open with it, alone or after a real BOM. It marks UTF-8 text as a
+# BOM does, and is no text of the file.
+GARBLED_UTF8_BOM = codecs.BOM_UTF8.decode("cp1252").encode("utf-8")
+_UTF8_BOMS = (codecs.BOM_UTF8, GARBLED_UTF8_BOM)
+_UTF16_BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
@@ -50,8 +61,13 @@ def detect_encoding(head: bytes) -> tuple[str, int]:
     ('utf-16-le', 2)
     >>> detect_encoding(b"PokerStars Hand")
     ('utf-8', 0)
+    >>> detect_encoding(b"\\xef\\xbb\\xbf\\xc3\\xaf\\xc2\\xbb\\xc2\\xbfHand#")
+    ('utf-8', 9)
     """
-    for bom, codec in _BOMS:
+    utf8_bom = _utf8_bom_length(head)
+    if utf8_bom:
+        return "utf-8", utf8_bom
+    for bom, codec in _UTF16_BOMS:
         if head.startswith(bom):
             return codec, len(bom)
     # UTF-16 without BOM: every other byte of ASCII text is NUL.
@@ -62,6 +78,16 @@ def detect_encoding(head: bytes) -> tuple[str, int]:
         if sample[0::2].count(0) > 0.9 * len(sample[0::2]) and sample[1::2].count(0) == 0:
             return "utf-16-be", 0
     return "utf-8", 0
+
+
+def _utf8_bom_length(head: bytes) -> int:
+    """The length of the run of UTF-8 BOMs, real or garbled, that ``head`` opens with."""
+    length = 0
+    while True:
+        bom = next((bom for bom in _UTF8_BOMS if head.startswith(bom, length)), None)
+        if bom is None:
+            return length
+        length += len(bom)
 
 
 def _codec_of_invalid_utf8(data: bytes) -> str:
