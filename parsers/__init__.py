@@ -11,6 +11,7 @@ from parsers.entraction import EntractionParser
 from parsers.everleaf import EverleafParser
 from parsers.fulltilt import FullTiltParser
 from parsers.ggpoker import GGPokerParser
+from parsers.horizon import HorizonParser
 from parsers.igt import IgtParser
 from parsers.ipoker import IPokerParser
 from parsers.kingsclub import KingsClubParser
@@ -45,6 +46,7 @@ PARSERS: tuple[SiteParser, ...] = (
     BovadaParser(),
     OnGameParser(),
     KingsClubParser(),
+    HorizonParser(),  # Cake's layout with a Horizon title: before Cake, which would claim it
     CakeParser(),
     AbsoluteParser(),
     EntractionParser(),

@@ -35,7 +35,7 @@ from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, in_printed_order
 from pipeline.profiles import SiteProfile
 
-__all__ = ["SITE", "CakeParser"]
+__all__ = ["SITE", "CakeBlock", "CakeParser"]
 
 SITE = "cake"
 GAMES = ("OmahaHiLo", "Omaha Hi/Lo")
@@ -105,10 +105,15 @@ LINE_FORMS = (
 )
 
 
-class _Block(Block):
-    """One parse of a block of lines: the site's own decoding, handed to `finish`."""
+class CakeBlock(Block):
+    """One parse of a block of lines: the site's own decoding, handed to `finish`.
+
+    Horizon's client prints Cake's lines and a few of its own: `parsers.horizon` extends this
+    decoding with them (its ``line_forms`` and the rows they give).
+    """
 
     unknown_kind = KIND_UNKNOWN
+    line_forms: ClassVar[tuple[LineForm, ...]] = LINE_FORMS
 
     def tables(self) -> HandTables:
         headers = self._headers()
@@ -179,19 +184,23 @@ class _Block(Block):
         names = lines["line"].str.extract(MARKER, 1)
         section = forward_fill(lines, names.replace_strict(SECTIONS, default=None), 0)
         markers = {"marker": names.is_not_null().to_numpy()}
-        classified = classify(lines, section, LINE_FORMS, KIND_UNKNOWN, markers, INFO)
+        classified = classify(lines, section, self.line_forms, KIND_UNKNOWN, markers, INFO)
         return classified.with_columns(marker=names)
 
-    @staticmethod
-    def _action_fields(lines: pl.DataFrame) -> pl.DataFrame:
-        return (
+    def _action_fields(self, lines: pl.DataFrame) -> pl.DataFrame:
+        return self.decoded_actions(
             kind_fields(lines, KIND_ACTION, ACTION, "hand", "line_no", "section", "money_scale")
-            .with_columns(
-                kind=pl.col("verb").replace_strict(VERB_KIND, default=None),
-                amount=money(pl.col("amount"), pl.col("money_scale")),
-                street=pl.col("section").clip(0, 3).cast(pl.Int8),
-                is_all_in=pl.col("verb") == "is all in",
-            )
+        )
+
+    @staticmethod
+    def decoded_actions(found: pl.DataFrame) -> pl.DataFrame:
+        """Action rows from the ``player``, ``verb``, ``amount``, ``cards`` and ``desc`` groups
+        of an action line (and its ``section`` and ``money_scale``)."""
+        return found.with_columns(
+            kind=pl.col("verb").replace_strict(VERB_KIND, default=None),
+            amount=money(pl.col("amount"), pl.col("money_scale")),
+            street=pl.col("section").clip(0, 3).cast(pl.Int8),
+            is_all_in=pl.col("verb") == "is all in",
         )
 
     def _hands(
@@ -354,4 +363,4 @@ class CakeParser(AnchoredParser):
 
     hand_start: ClassVar[str] = HAND_START
     sniff_pattern: ClassVar[re.Pattern[str]] = _HAND_START_LINE
-    block: ClassVar[type[Block]] = _Block
+    block: ClassVar[type[Block]] = CakeBlock
