@@ -55,7 +55,16 @@ from pipeline.audit_outputs import (
     SEVERITY,
 )
 from pipeline.equity import allin_equity_rows, find_spots
-from pipeline.payouts import HALF_NAMES, PayoutTable, PotTable, build_pots, rake_by_pot, split_pots
+from pipeline.payouts import (
+    HALF_NAMES,
+    PayoutTable,
+    PotTable,
+    build_pots,
+    printed_pot_rake,
+    rake_by_pot,
+    running_total_rake,
+    split_pots,
+)
 from pipeline.profiles import SiteProfile, site_profile
 from pipeline.rake_schedules import ScheduleError, ScheduleRule, load_schedule
 
@@ -301,9 +310,11 @@ def _audit(
     units = hands["site"].replace_strict(unit_by_site, return_dtype=pl.Int64).to_numpy()
 
     unevaluable_hands = _unevaluable_rows(pots, readable, boards)
-    pot_rake = rake_by_pot(pots, rake, each_pot)
+    pot_rake = _running_total_rake(
+        pots, rake_by_pot(pots, rake, each_pot), hands, rules, rake_schedule
+    )
     split = split_pots(
-        pots, rake, units, boards, high, low, players["showed"].to_numpy(), each_pot
+        pots, rake, units, boards, high, low, players["showed"].to_numpy(), each_pot, pot_rake
     )
     allin_equity = _allin_equity(
         hands, seats, players, actions, matched, pots, pot_rake, units, boards, split
@@ -734,7 +745,75 @@ _RULE_COLUMNS = {
     "increment": pl.Int64,
     "per": pl.Int64,
     "each_pot": pl.Boolean,
+    "source": pl.String,
 }
+
+
+def _running_total_rake(
+    pots: PotTable,
+    pot_rake: np.ndarray,
+    hands: pl.DataFrame,
+    rules: pl.DataFrame,
+    rake_schedule: str,
+) -> np.ndarray:
+    """``pot_rake`` with the hands whose rake comes pot by pot on the running total of the
+    gross pots (a rule's ``from = "running-total"``, or no rule and a site profile that says
+    so) shared that way.
+
+    The rule's rate shares it where the rule is exact; otherwise the pots the site printed net
+    of rake say what each gave, where they add up (a rate the schedule does not trust, or none:
+    most stakes of a site are in no public schedule); else the rule's rate; else ``pot_rake``
+    stays as it was (the main pot first). Only hands with two or more contested pots differ.
+    """
+    contested = np.ones(len(pots.amount), dtype=np.bool_) if pots.contested is None else pots.contested
+    pots_per_hand = np.bincount(pots.hand[contested], minlength=hands.height)
+    rake = rules["rake"].fill_null(0).to_numpy()
+    profile_running = [
+        site for site in hands["site"].unique().to_list() if _profile(site).rake_from == "running-total"
+    ]
+    running = (
+        (rules["source"] == "running-total").fill_null(False)
+        | (rules["rule"].is_null() & rules["site"].is_in(profile_running))
+    ).to_numpy()
+    candidates = np.flatnonzero(running & (pots_per_hand >= 2) & (rake > 0))
+    if len(candidates) == 0:
+        return pot_rake
+    schedule = load_schedule(rake_schedule)
+    by_number = {rule.number: rule for rule in schedule.rules}
+    printed = (
+        hands["side_pots"].to_list() if "side_pots" in hands.columns else [None] * hands.height
+    )
+    numbers = rules["rule"].to_list()
+    exact = rules["exact"].to_list()
+    scales = rules["money_scale"].fill_null(1).to_list()
+    pot_rows = np.flatnonzero(np.isin(pots.hand, candidates))
+    starts = np.searchsorted(pots.hand[pot_rows], candidates)
+    ends = np.searchsorted(pots.hand[pot_rows], candidates, side="right")
+    shared = pot_rake.copy()
+    for hand, start, end in zip(candidates.tolist(), starts.tolist(), ends.tolist(), strict=True):
+        rows = pot_rows[start:end]
+        amounts, held = pots.amount[rows].tolist(), contested[rows].tolist()
+        rule = by_number.get(numbers[hand]) if numbers[hand] is not None else None
+        scale = int(scales[hand])
+
+        def by_rule(rule: ScheduleRule = rule) -> list[int] | None:
+            return running_total_rake(
+                amounts, held, int(rake[hand]), lambda pot: rule.rake(pot, scale, True)
+            )
+
+        def as_printed() -> list[int] | None:
+            net = printed[hand]
+            return None if not net else printed_pot_rake(amounts, held, net, int(rake[hand]))
+
+        if rule is not None and exact[hand]:
+            taken = by_rule()
+        else:
+            taken = as_printed()
+            if taken is None and rule is not None:
+                taken = by_rule()
+        if taken is not None:
+            shared[rows] = taken
+    return shared
 
 
 def _rule_columns(rule: ScheduleRule | None, scale: int) -> tuple[object, ...]:
@@ -748,7 +827,7 @@ def _rule_columns(rule: ScheduleRule | None, scale: int) -> tuple[object, ...]:
         except ScheduleError:
             rule = None
     if rule is None:
-        return (None, False, True, None, 0, 1, "half-even", None, None, False)
+        return (None, False, True, None, 0, 1, "half-even", None, None, False, None)
     return (
         rule.number,
         rule.check == "exact",
@@ -760,6 +839,7 @@ def _rule_columns(rule: ScheduleRule | None, scale: int) -> tuple[object, ...]:
         increment,
         per,
         rule.source == "each-pot",
+        rule.source,
     )
 
 
@@ -1285,7 +1365,7 @@ _UNIT_COLUMNS = {
     "hands": [
         "site", "hand_id", "tournament_id", "table_name", "limit_type", "currency",
         "money_scale", "small_blind", "big_blind", "small_bet", "big_bet", "button_seat", "started_at",
-        "board", "board2", "total_pot", "rake", "players_dealt",
+        "board", "board2", "total_pot", "side_pots", "rake", "players_dealt",
     ],
     "seats": ["site", "hand_id", "seat", "player", "stack_start", "hole_cards"],
     "showdowns": ["site", "hand_id", "player", "high_desc", "low_desc", "board_index"],

@@ -18,6 +18,7 @@ levels, and a second splits each pot under payout-rules.md P1–P9:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numba
@@ -32,7 +33,9 @@ __all__ = [
     "PotTable",
     "PayoutTable",
     "build_pots",
+    "printed_pot_rake",
     "rake_by_pot",
+    "running_total_rake",
     "split_pots",
 ]
 
@@ -436,6 +439,54 @@ def _proportional(amounts: list[int], rake: int, contested: list[bool]) -> list[
     return shares
 
 
+def running_total_rake(
+    amounts: Sequence[int], contested: Sequence[bool], rake: int, rake_upto: Callable[[int], int]
+) -> list[int] | None:
+    """One hand's rake by pot, worked out pot by pot on the running total of the gross pots.
+
+    The rake up to pot k is ``min(rake, rake_upto(main + side 1 + ... + side k))``, pot k gives
+    what that adds, and the last contested pot the rest of ``rake`` (PokerStars: 98 of 98 real
+    cash hands with side pots, where neither the main pot first nor shares in proportion fit).
+    A pot of one player's chips gives nothing. None when the shares would not fit in their pots
+    (a rake larger than the rule allows the pots before the last): the caller decides then.
+
+    >>> running_total_rake([583, 298], [True, True], 48, lambda pot: (pot * 55 + 500) // 1000)
+    [32, 16]
+    """
+    taken = [0] * len(amounts)
+    last = max((index for index, held in enumerate(contested) if held), default=-1)
+    if last < 0:
+        return None
+    total = given = 0
+    for index, (amount, held) in enumerate(zip(amounts, contested, strict=True)):
+        if not held:
+            continue
+        total += amount
+        upto = rake if index == last else min(rake, rake_upto(total))
+        part = upto - given
+        if part < 0 or part > amount:
+            return None
+        taken[index] = part
+        given = upto
+    return taken
+
+
+def printed_pot_rake(
+    amounts: Sequence[int], contested: Sequence[bool], printed: Sequence[int], rake: int
+) -> list[int] | None:
+    """One hand's rake by pot as the site printed it: each contested pot's gross amount less
+    its printed net amount. None unless the printed pots are one a contested pot and their
+    differences are the hand's rake, each between nothing and the whole pot."""
+    gross = [amount for amount, held in zip(amounts, contested, strict=True) if held]
+    if len(gross) != len(printed):
+        return None
+    parts = [pot - net for pot, net in zip(gross, printed, strict=True)]
+    if sum(parts) != rake or any(part < 0 or part > pot for part, pot in zip(parts, gross)):
+        return None
+    shares = iter(parts)
+    return [next(shares) if held else 0 for held in contested]
+
+
 def split_pots(
     pots: PotTable,
     rake: Int64Array,
@@ -445,6 +496,7 @@ def split_pots(
     low: npt.NDArray[np.int32],
     showed: npt.NDArray[np.bool_],
     each_pot: npt.NDArray[np.bool_] | None = None,
+    pot_rake: Int64Array | None = None,
 ) -> PayoutTable:
     """Payments of every pot under the hi/lo rules.
 
@@ -460,6 +512,9 @@ def split_pots(
     showed:
         Per player row: whether the cards were shown down. A lone player who showed takes a
         pot with a qualifying low as two payments (high and low); one who did not, as one.
+    pot_rake:
+        Per pot: the rake it gives, where the caller has worked it out (`running_total_rake`,
+        `printed_pot_rake`); otherwise `rake_by_pot` of ``rake`` and ``each_pot``.
     """
     pot, board, half, player, amount = _split_kernel(
         pots.hand,
@@ -467,7 +522,7 @@ def split_pots(
         pots.amount,
         pots.eligible_start,
         pots.eligible,
-        rake_by_pot(pots, rake, each_pot),
+        rake_by_pot(pots, rake, each_pot) if pot_rake is None else pot_rake,
         np.ascontiguousarray(unit, dtype=np.int64),
         np.ascontiguousarray(boards, dtype=np.int64),
         np.ascontiguousarray(high, dtype=np.int32),

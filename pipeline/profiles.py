@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipeline.rake_schedules import RAKE_SOURCES
+
 __all__ = [
     "PROFILES",
     "RAKE_ROUNDINGS",
@@ -122,8 +124,14 @@ class SiteProfile:
         None when the site's wording is not checked.
     rake_from
         Which pots the rake comes from when no schedule rule says (docs/rake.md):
-        ``"main-first"`` (payout-rules K4) or ``"each-pot"`` (every pot in proportion to its
-        size: Bovada's side pots show their share of the rake).
+        ``"main-first"`` (payout-rules K4), ``"each-pot"`` (every pot in proportion to its
+        size: Bovada's side pots show their share of the rake) or ``"running-total"`` (pot by
+        pot on the running total of the gross pots: PokerStars; without a rule's rate, each
+        pot's rake is its gross amount less the net amount the site printed).
+    returns_in_collected
+        Whether the unmatched part of the last bet, never printed as a return, is paid inside
+        its owner's ``collected`` line (888poker when everyone folds): the audit takes it out of
+        that line before comparing.
     """
 
     site: str
@@ -138,14 +146,15 @@ class SiteProfile:
     uncalled_printed: bool = True
     description_style: str | None = None
     rake_from: str = "main-first"
+    returns_in_collected: bool = False
 
     def __post_init__(self) -> None:
         if self.payout_lines not in PAYOUT_LINES:
             raise ValueError(f"payout_lines must be one of {PAYOUT_LINES}, got {self.payout_lines!r}")
         if self.odd_chip_unit < 1:
             raise ValueError(f"odd_chip_unit must be >= 1, got {self.odd_chip_unit}")
-        if self.rake_from not in ("main-first", "each-pot"):
-            raise ValueError(f"rake_from must be main-first or each-pot, got {self.rake_from!r}")
+        if self.rake_from not in RAKE_SOURCES:
+            raise ValueError(f"rake_from must be one of {RAKE_SOURCES}, got {self.rake_from!r}")
         if self.raise_cap is not None and self.raise_cap < 1:
             raise ValueError(f"raise_cap must be >= 1 or None, got {self.raise_cap}")
 

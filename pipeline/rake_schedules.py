@@ -15,7 +15,8 @@ A schedule is a list of ``[[rule]]`` tables; the first rule whose conditions all
   unit ``down``, ``half-even`` or ``up``; or ``increment``/``per`` (``increment = "0.01"``,
   ``per = "0.20"``: one cent for every full 20 cents of pot); ``cap`` (in the currency's units);
   ``no_flop_no_drop`` (default true); ``from`` = ``main-first`` (the main pot, then side pots in
-  order) or ``each-pot`` (every pot in proportion to its size);
+  order), ``each-pot`` (every pot in proportion to its size) or ``running-total`` (pot by pot,
+  main first, the rule's rake of the running total of the gross pots);
 - ``check`` = ``exact`` (default: the rake must be what the rule says) or ``cap`` (the rule's
   percentage is not trusted, only its cap and no flop no drop are checked).
 
@@ -46,7 +47,7 @@ __all__ = [
 ]
 
 ROUNDINGS = ("down", "half-even", "up")
-RAKE_SOURCES = ("main-first", "each-pot")
+RAKE_SOURCES = ("main-first", "each-pot", "running-total")
 CHECKS = ("exact", "cap")
 GAMES = ("cash", "tournament")
 LIMIT_TYPES = ("FL", "PL", "NL")

@@ -64,6 +64,9 @@ class PokerStarsParser:
         raise_cap=4,
         heads_up_uncapped=False,
         description_style="pokerstars",
+        # Pot by pot on the running total of the gross pots, main pot first: 98 of 98 real cash
+        # hands with side pots and rake (real-site evidence, "Rake (PokerStars cash)").
+        rake_from="running-total",
     )
 
     def sniff(self, head: str) -> bool:

@@ -23,6 +23,7 @@ from pipeline.generate.showdown import (
     HALF_SCOOP,
     Pot,
     Share,
+    running_total_of,
     split_pots,
     take_rake,
 )
@@ -317,7 +318,9 @@ def _with_rake(context: FaultContext, rake: int) -> tuple[Share, ...]:
     (the main pot first, or every pot in proportion): the pots' winners get what it leaves."""
     high = list(context.high)
     low = list(context.low)
-    amounts = take_rake(context.pots, rake, context.each_pot)
+    amounts = take_rake(
+        context.pots, rake, context.each_pot, running_total_of(context.rake_rule, context.scale)
+    )
     return tuple(split_pots(context.pots, amounts, high, low, context.showdown, context.unit))
 
 

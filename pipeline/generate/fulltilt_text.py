@@ -217,7 +217,9 @@ def _pot_name(pot_index: int, pot_count: int) -> str:
 def _total_line(hand: HandRecord, format_money: Callable[[int], str]) -> str:
     pots = ""
     if len(hand.pots) > 1:
-        amounts = take_rake(hand.pots, hand.recorded_rake, hand.rake_each_pot)
+        amounts = take_rake(
+            hand.pots, hand.recorded_rake, hand.rake_each_pot, hand.rake_running_total
+        )
         parts = [f"Main pot {format_money(amounts[0])}."]
         parts.extend(
             f"Side pot {index} {format_money(amount)}."

@@ -350,7 +350,9 @@ def _street_marker(street: int, board: Sequence[str]) -> str:
 def _total_line(hand: HandRecord, money: Money) -> str:
     pots = ""
     if len(hand.pots) > 1:
-        amounts = take_rake(hand.pots, hand.recorded_rake, hand.rake_each_pot)
+        amounts = take_rake(
+            hand.pots, hand.recorded_rake, hand.rake_each_pot, hand.rake_running_total
+        )
         parts = [f"Main pot {money(amounts[0])}."]
         if len(amounts) == 2:
             parts.append(f"Side pot {money(amounts[1])}.")

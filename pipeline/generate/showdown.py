@@ -12,8 +12,13 @@ ring order is also the order in which spare units are handed out (payout-rules P
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from pipeline.payouts import running_total_rake
+
+if TYPE_CHECKING:
+    from pipeline.rake_schedules import ScheduleRule
 
 __all__ = [
     "HALF_HIGH",
@@ -23,6 +28,7 @@ __all__ = [
     "Share",
     "build_pots",
     "high_half",
+    "running_total_of",
     "split_pots",
     "take_rake",
 ]
@@ -80,20 +86,41 @@ def build_pots(put_in: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
     return pots
 
 
-def take_rake(pots: Sequence[Pot], rake: int, each_pot: bool = False) -> list[int]:
+def running_total_of(rule: ScheduleRule | None, scale: int) -> Callable[[int], int] | None:
+    """The rule's rake of a running total of pots, where the rule takes its rake that way
+    (``from = "running-total"``); None otherwise."""
+    if rule is None or rule.source != "running-total":
+        return None
+    return lambda pot: rule.rake(pot, scale, True)
+
+
+def take_rake(
+    pots: Sequence[Pot],
+    rake: int,
+    each_pot: bool = False,
+    running_total: Callable[[int], int] | None = None,
+) -> list[int]:
     """Pot amounts after ``rake`` (payout-rules K4), as `pipeline.payouts.rake_by_pot` takes it.
 
     From the main pot first (a main pot smaller than the rake gives it all, the rest comes out
     of the next pots); or, ``each_pot`` (a schedule rule's ``from = "each-pot"``), from every
     pot in proportion to its size: each side pot gives ``rake × pot // total``, rounded down,
     the main pot the rest (what a main pot too small for its part cannot give comes out of the
-    side pots in order). A rake larger than the pots takes them whole.
+    side pots in order); or, given the rule's ``running_total`` (`running_total_of`), pot by
+    pot on the running total of the pots (`pipeline.payouts.running_total_rake`). A rake larger
+    than the pots takes them whole.
 
     >>> pots = [Pot(296, (0, 1, 2)), Pot(126, (1, 2))]
     >>> take_rake(pots, 20), take_rake(pots, 20, each_pot=True)
     ([276, 126], [281, 121])
+    >>> take_rake(pots, 20, running_total=lambda pot: pot // 20)
+    [282, 120]
     """
     amounts = [pot.amount for pot in pots]
+    if running_total is not None and len(amounts) > 1:
+        taken = running_total_rake(amounts, [True] * len(amounts), rake, running_total)
+        if taken is not None:
+            return [amount - part for amount, part in zip(amounts, taken)]
     if each_pot and len(amounts) > 1:
         total = sum(amounts)
         if total <= 0:

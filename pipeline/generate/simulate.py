@@ -19,7 +19,7 @@ blind).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -37,7 +37,14 @@ from pipeline.generate.betting import (
 from pipeline.generate.dealing import HIGH_VALUES, HOLES, LOW_VALUES, Dealer
 from pipeline.generate.faults import FAULT_KINDS, FaultContext, choose_fault
 from pipeline.generate.money import cash_money
-from pipeline.generate.showdown import Pot, Share, build_pots, split_pots, take_rake
+from pipeline.generate.showdown import (
+    Pot,
+    Share,
+    build_pots,
+    running_total_of,
+    split_pots,
+    take_rake,
+)
 from pipeline.generate.stakes import (
     BLIND_LEVELS,
     CASH_SCALE,
@@ -163,6 +170,11 @@ class HandRecord:
         """Whether the rake comes from every pot in proportion (else the main pot first)."""
         rule = self.rake_rule
         return rule is not None and rule.source == "each-pot"
+
+    @property
+    def rake_running_total(self) -> Callable[[int], int] | None:
+        """The rule's rake of a running total of pots, where it takes its rake that way."""
+        return running_total_of(self.rake_rule, CASH_SCALE)
 
     @property
     def total_pot(self) -> int:
@@ -538,7 +550,9 @@ class Session:
         if schedule is not None:
             rule = schedule.rule_for((self.moment + EDT_OFFSET).date(), n)
         rake = 0 if rule is None else rule.rake(total_pot, CASH_SCALE, saw_flop)
-        amounts = take_rake(pots, rake, rule is not None and rule.source == "each-pot")
+        amounts = take_rake(
+            pots, rake, rule is not None and rule.source == "each-pot", running_total_of(rule, CASH_SCALE)
+        )
         shares = split_pots(pots, amounts, high, low, outcome.showdown, table.split_unit)
         names = [sitter.name for sitter in ring]
         recorded_shares, recorded_rake = shares, rake

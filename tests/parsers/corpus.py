@@ -13,6 +13,7 @@ from parsers.base import ParseResult
 from parsers.columns import card_code
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+REFERENCE = CORPUS.parent / "reference"
 needs_corpus = pytest.mark.skipif(
     not (CORPUS / "MANIFEST.tsv").exists(), reason=f"conformance corpus not found at {CORPUS}"
 )
