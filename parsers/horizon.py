@@ -13,6 +13,9 @@ Cake's decoding reads them (`parsers.cake`); this module holds what is Horizon's
   them. The name is written with its spaces as underscores; it is read as the seated player
   whose name it spells. The cards are the player's hole cards; the line adds no second muck to
   a player who mucked already, and a name that spells no seated player's quarantines the hand.
+- A chat line (``prizzy711  chats: nh``) and ``Player left the table`` carry nothing the tables
+  need: they are notes. A hand the recording player left before its end stops there, without
+  a showdown section or a winner (the Perth file's last hand): it is quarantined as truncated.
 - A hand with side pots prints one ``***SHOW DOWN***`` section per pot, the last side pot
   first (``Multiple.Pots`` corpus hand: the sections pay 0.97+0.97, 0.14+0.14, 1.68+1.68 and
   0.43+0.43 of pots of 2.08, 0.30, 3.60 and 0.92 in that order). The pots are not numbered, so
@@ -23,11 +26,14 @@ What the site prints about money, and so its `SiteProfile`:
 - Payouts are labelled halves (``wins high pot $0.68`` / ``wins low pot $0.67``, the odd cent
   to the high half), one line per half and pot.
 - Neither a total pot nor the rake is printed, and the payouts are net of rake: the
-  ``Multiple.Pots`` hand puts in $6.90 and pays out $6.44. Each pot gives its share of the
-  rake, in proportion to its size (each of its four pots pays out about 93.3 % of what it
-  holds: $0.14 of $2.08, $0.02 of $0.30, $0.24 of $3.60, $0.06 of $0.92 kept), so the rake
-  comes from every pot, not from the main pot first. A hand that ends before the flop pays
-  out every chip put in (corpus hand 5322021915000065: $0.18 in, $0.18 won).
+  ``Multiple.Pots`` hand puts in $6.90 and pays out $6.44. Every pot gives a share of the rake
+  in proportion to its size ($0.14 of $2.08, $0.02 of $0.30, $0.24 of $3.60, $0.06 of $0.92;
+  the corpus's other hand with side pots, 5322021915000068: $0.14 of $2.04, $0.32 of $4.90),
+  not the main pot first. Both hands fit shares rounded to the nearest cent, and as well a rake
+  worked out on the running total of the pots, main pot first. Every hand of the corpus that saw
+  a flop keeps 1/15 of the pot rounded down (27 of 27, $0.01 to $0.46, at $0.02/$0.04 on one
+  day: too little to state a schedule); a hand that ends before the flop keeps nothing
+  (5322021915000065: $0.18 in, $0.18 won).
 - Uncalled bets are returned by an explicit line, ``returns uncalled bet $0.36``, as at Cake.
 """
 
