@@ -6,11 +6,13 @@ What the old WPN client printed, and so what this parser records:
   then ``Game ID: 727152195 20/40 (PRR) Urayuli (Omaha HiLow)``: the hand number, two stakes,
   the table name as printed (``(PRR) Urayuli``, ``(PRR) Pamola (Short)``) and the game. Only
   ``Omaha HiLow`` is parsed; other games are counted as skipped. Files are often UTF-16LE.
+- A tournament table is named ``<tournament>, Table <n>`` (``$200 GTD PLO8 R/A, Table 5``; fpdb
+  reads the tournament's name the same way): its hands are tournament hands, in chips, with the
+  tournament's name as ``tournament_id`` (no number is printed). Any other table is a USD cash
+  table, or play money when its name starts ``PM ``.
 - The betting limit is not printed. When the big blind posted equals the first stake the
   stakes are the fixed-limit bets (``20/40`` with blinds 10/20: fixed limit, as the site's own
   client reads them); otherwise the table is read as pot limit (no limit cannot be told apart).
-  Tournaments are only named in the file name: every hand is read as a USD cash hand, or play
-  money when the table name starts ``PM ``.
 - Every amount is the chips the action adds (``calls (60)`` from the small blind,
   ``raises (80)``, ``allin (402.40)``); ``allin`` is recorded as a call, bet or raise depending on
   the bet it faces. ``Player P allin`` without an amount (``is disconnected and ALL IN.``) adds
@@ -22,7 +24,9 @@ What the old WPN client printed, and so what this parser records:
   summed): one collection row per player with a null pot and half.
 - ``Pot: 477. Rake 2.76. JP fee 0.24``: the pot is net of rake and jackpot fee. As for the
   current WPN format, ``hands.rake`` holds rake + JP fee: both leave the pot in the site's own
-  arithmetic (480 committed = 477 + 2.76 + 0.24).
+  arithmetic (480 committed = 477 + 2.76 + 0.24). A tournament hand prints the pot alone
+  (``Pot: 10958``): its rake is null, as nothing was printed (a tournament's fee comes from the
+  buy-in). A cash hand without a readable rake is quarantined.
 - The summary's ``Bets:`` per player is the site's own account of what each player put in; a
   hand whose actions disagree with it is quarantined (the ``no.flop`` corpus file: a player
   who folds is returned an uncalled bet and collects the pot).
@@ -74,7 +78,11 @@ ACTION = (
 SITTING_OUT = r"^Player (?P<player>.+?) sitting out$"
 UNCALLED = r"^Uncalled bet \((?P<amount>[^)]+)\) returned to (?P<player>.+)$"
 NUMBER = r"\d[\d,]*(?:\.\d+)?"
-POT = rf"^Pot: (?P<total>{NUMBER})\. Rake (?P<rake>{NUMBER})(?:\. JP fee (?P<jp_fee>{NUMBER}))?$"
+POT = (
+    rf"^Pot: (?P<total>{NUMBER})"
+    rf"(?:\. Rake (?P<rake>{NUMBER})(?:\. JP fee (?P<jp_fee>{NUMBER}))?)?$"
+)
+TOURNAMENT_TABLE = r"^(?P<tournament>.+), Table \d+$"
 SUMMARY_PLAYER = (
     r"^(?P<winner>\*)?Player (?P<player>.+?) (?:does not show cards|mucks \(does not show cards\)"
     r"|shows: (?P<desc>.*?) \[(?P<cards>[^\]]*)\](?: Low hand \((?P<low>[^)]*?) ?\))?)"
@@ -164,7 +172,8 @@ class WpnOldFormat(TextFormat):
             how="left",
         )
         play = pl.col("table_name").fill_null("").str.starts_with("PM ")
-        scale = pl.lit(100, dtype=pl.Int32)
+        tournament = pl.col("table_name").str.extract(TOURNAMENT_TABLE, 1)
+        scale = pl.when(tournament.is_not_null()).then(1).otherwise(100).cast(pl.Int32)
         first = money(pl.col("first"), scale)
         fixed = money(pl.col("header_bb_text"), scale) == first
         headers = parsed.with_columns(
@@ -172,7 +181,12 @@ class WpnOldFormat(TextFormat):
             game=pl.col("game").fill_null(pl.col("line").str.slice(0, 80)),
             is_o8=pl.col("game") == O8_GAME,
             limit_type=pl.when(fixed.fill_null(False)).then(pl.lit("FL")).otherwise(pl.lit("PL")),
-            currency=pl.when(play).then(pl.lit("PLAY")).otherwise(pl.lit("USD")),
+            tournament_id=tournament,
+            currency=pl.when(tournament.is_not_null())
+            .then(pl.lit("CHIPS"))
+            .when(play)
+            .then(pl.lit("PLAY"))
+            .otherwise(pl.lit("USD")),
             money_scale=scale,
             started_at=utc_time(
                 pl.concat_str("date", pl.lit(" "), "time"),
@@ -281,9 +295,11 @@ class WpnOldFormat(TextFormat):
         counts = lines.group_by("hand").agg(
             summary_players=(pl.col("kind") == KIND_SUMMARY_PLAYER).sum(),
         )
+        # A tournament prints no rake; a cash table always does.
+        cash = pl.col("tournament_id").is_null()
         checks = (
             (
-                pl.col("total_pot").is_null() | pl.col("printed_rake").is_null(),
+                pl.col("total_pot").is_null() | (cash & pl.col("printed_rake").is_null()),
                 "missing or unreadable pot / rake",
             ),
         )

@@ -31,6 +31,7 @@ UTF16 = "Winning/cash/PLO8-6max-USD-0.10-0.25-201608.HH00000000 G0.txt"
 NO_FLOP = "Winning/cash/PLO8-6max-USD-20-40-201609.no.flop.HH20160913 G31116857.txt"
 SHORT = "Winning/cash/PLO8-6max-USD-3-6-201701.short.HH20170115 G31084891.txt"
 ALL_IN = "Winning/cash/PLO8-6max-USD-40-80-201610.disconnected.allin.HH00000000 G0.txt"
+TOURNAMENT = "Winning/tour/PLO8-2018.Equity-2.txt"
 
 
 def parse_data(data: bytes, name: str = "test.txt") -> ParseResult:
@@ -101,6 +102,12 @@ def test_known_bad_no_flop_file_is_quarantined() -> None:
     ``*Player Player3 mucks (does not show cards). Bets: 40. Collects: 79.25.`` while
     ``Player Player0 has small blind (10)``, ``Player Player0 raises (50)`` and the summary says
     ``Player Player0 does not show cards.Bets: 0.``
+
+    No reading of a form reconciles them. The actions contradict themselves: Player3 folds
+    first, yet is returned an uncalled 20 and collects. The money differs: the actions put in
+    10 + 20 + 40 + 50 − 20 = 100, the summary's Bets 40 + 40 = 80 (= Pot 79.25 + Rake 0.51 + JP
+    fee 0.24), with Bets of 0 for both players who posted a blind. It is no walk (two raises are
+    made), and the summary's Bets are the same field as in every other hand: the reject stands.
     """
     result = parse_file(NO_FLOP)
     assert (result.hands_found, result.parsed, result.skipped, result.rejected) == (1, 0, 0, 1)
@@ -145,6 +152,55 @@ def test_corpus_audit_payouts(registered: None) -> None:
     ).discrepancies
     payout = findings.filter(pl.col("kind").is_in(PAYOUT_KINDS))
     assert payout.height == 0, payout
+
+
+@needs_corpus
+def test_corpus_tournament_hand_without_rake() -> None:
+    """#1092512047 prints ``Pot: 10958`` and no rake: a tournament (its table is ``$200 GTD PLO8
+    R/A, Table 5``) pays its fee with the buy-in. Stored in chips, rake null, chips balanced."""
+    result = parse_file(TOURNAMENT)
+    assert (result.hands_found, result.parsed, result.rejected) == (1, 1, 0), rejects(result)
+    tables = frames(result)
+    hand = tables["hands"].row(0, named=True)
+    assert (hand["hand_id"], hand["tournament_id"], hand["table_name"]) == (
+        "1092512047",
+        "$200 GTD PLO8 R/A",
+        "$200 GTD PLO8 R/A, Table 5",
+    )
+    assert (hand["currency"], hand["money_scale"], hand["limit_type"]) == ("CHIPS", 1, "PL")
+    assert (hand["small_blind"], hand["big_blind"], hand["total_pot"], hand["rake"]) == (
+        20,
+        40,
+        10958,
+        None,
+    )
+    seats = tables["seats"].sort("seat")
+    assert seats["stack_start"].to_list()[:3] == [5148, 5884, 4000]
+    hero = seats.filter(pl.col("is_hero")).row(0, named=True)
+    assert (hero["player"], hero["hole_cards"]) == ("Granny_Annie", cards("3d 5h 6s 2s"))
+    ledger = chip_ledger(tables).row(0, named=True)
+    assert (ledger["put"], ledger["returned"], ledger["collected"]) == (12293, 1335, 10958)
+    assert tables["collections"].sort("seq").select("player", "amount").rows() == [
+        ("xxPokerVixenxx", 5479),
+        ("zc13expert", 5479),
+    ]
+
+
+@needs_corpus
+def test_a_cash_hand_without_a_readable_rake_is_still_quarantined() -> None:
+    """The same pot line at a cash table (the tournament hand on a cash table's name, and a
+    cash hand whose rake is cut off) is money unaccounted for."""
+    tournament = (CORPUS / TOURNAMENT).read_text()
+    at_cash_table = tournament.replace("$200 GTD PLO8 R/A, Table 5", "(PRR) Urayuli")
+    no_rake = hand_text(7).replace("Pot: 0.95. Rake 0.05", "Pot: 0.95")
+    garbled_rake = hand_text(8).replace("Rake 0.05", "Rake n/a")
+    result = parse_text("\n".join([at_cash_table, no_rake, garbled_rake, hand_text(9)]))
+    assert (result.hands_found, result.parsed, result.rejected) == (4, 1, 3)
+    assert rejects(result) == [
+        ("1092512047", "missing or unreadable pot / rake"),
+        ("7", "missing or unreadable pot / rake"),
+        ("8", "missing or unreadable pot / rake"),
+    ]
 
 
 # -- golden hands ------------------------------------------------------------------------------
