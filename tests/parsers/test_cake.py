@@ -72,6 +72,18 @@ def test_corpus_chips_balance() -> None:
     assert tables["hands"]["rake"].to_list() == [None, None]
 
 
+@needs_corpus
+def test_horizon_does_not_claim_cake_files() -> None:
+    """Horizon's client prints Cake's layout, and its parser is registered first: it claims only
+    heads with Horizon's title (``$ Perth (9-Max) 21915``), not Cake's."""
+    from parsers.horizon import HorizonParser
+
+    head = "\n".join(decode_lines((CORPUS / TOUR).read_bytes()).lines.head(20).to_list())
+    assert not HorizonParser().sniff(head)
+    detected = parsers.detect(head)
+    assert detected is not None and detected.site == "cake"
+
+
 # -- golden hands ------------------------------------------------------------------------------
 
 
