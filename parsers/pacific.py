@@ -119,6 +119,9 @@ class PacificParser(BlockPartsParser):
         raise_cap=4,
         rake_printed=False,
         uncalled_printed=False,
+        # A walk's "collected [ $3 ]" at $1/$2 holds both blinds, while an uncalled bet or
+        # raise is left out of the collected line (the 2016 Lubbock file: 27 walks).
+        blinds_in_collected=True,
     )
 
     # A ``***** Cassava Hand History for Game N *****`` (or 888poker) line.

@@ -134,10 +134,11 @@ def _contenders(
 
 
 def _return_unmatched(
-    players: pl.DataFrame, hands: pl.DataFrame, collections: pl.DataFrame
-) -> tuple[pl.DataFrame, pl.DataFrame]:
+    players: pl.DataFrame, hands: pl.DataFrame, collections: pl.DataFrame, actions: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Give the unmatched part of the largest contribution back to its owner before pots are
-    built; return the players and an ``uncalled_unprinted`` finding per return not printed.
+    built; return the players, an ``uncalled_unprinted`` finding per return not printed, and
+    the collections less the unmatched blinds a site pays inside its collected lines.
 
     Chips nobody matched were never in the pot, printed or not. Some sites (site-formats.md
     §1.3: 888, Everleaf, OnGame, KingsClub) never print the return: it is given back without a
@@ -182,7 +183,63 @@ def _return_unmatched(
             )
         )
     players = players.with_columns(put_in=pl.Series(np.where(returned, second, put_in)))
-    return players, findings
+    return players, findings, _blinds_out_of_collected(
+        players, hands, collections, actions, np.flatnonzero(returned), excess
+    )
+
+
+def _blinds_out_of_collected(
+    players: pl.DataFrame,
+    hands: pl.DataFrame,
+    collections: pl.DataFrame,
+    actions: pl.DataFrame,
+    returned: np.ndarray,
+    excess: np.ndarray,
+) -> pl.DataFrame:
+    """``collections`` with each unmatched blind the audit gave back taken out of its owner's
+    collected lines, at the sites that pay it inside them (``blinds_in_collected``: 888poker's
+    ``collected [ $3 ]`` when everyone folds to the big blind is both blinds). Only an owner
+    who put in nothing but blinds; taken from the owner's last line first; an owner whose
+    lines hold less keeps them as printed."""
+    sites = [s for s in hands["site"].unique().to_list() if _profile(s).blinds_in_collected]
+    if not sites or len(returned) == 0 or collections.height == 0:
+        return collections
+    in_site = hands["site"].is_in(sites).to_numpy()
+    voluntary = actions.filter(pl.col("kind").is_in(["call", "bet", "raise"])).select(
+        "hand_row", "player"
+    )
+    owners = (
+        players[returned]
+        .select("hand_row", "player")
+        .with_columns(back=pl.Series(excess[returned]))
+        .filter(pl.Series(in_site[players["hand_row"].to_numpy()[returned]]))
+        .join(voluntary, on=["hand_row", "player"], how="anti")
+    )
+    if owners.height == 0:
+        return collections
+    lines = (
+        collections.with_row_index("line")
+        .join(owners, on=["hand_row", "player"], how="inner")
+        .with_columns(amount=pl.col("amount").fill_null(0))
+        .sort("line", descending=True)
+        .with_columns(
+            later=pl.col("amount").cum_sum().over("hand_row", "player") - pl.col("amount"),
+            held=pl.col("amount").sum().over("hand_row", "player"),
+        )
+        .filter(pl.col("held") >= pl.col("back"))
+        .with_columns(
+            taken=pl.min_horizontal(
+                pl.col("amount"), pl.max_horizontal(pl.col("back") - pl.col("later"), 0)
+            )
+        )
+    )
+    if lines.height == 0:
+        return collections
+    taken = np.zeros(collections.height, dtype=np.int64)
+    taken[lines["line"].to_numpy()] = lines["taken"].to_numpy()
+    # A line that held nothing but the blind was no payment.
+    emptied = pl.Series((taken > 0) & (taken == collections["amount"].fill_null(0).to_numpy()))
+    return collections.with_columns(amount=pl.col("amount") - pl.Series(taken)).filter(~emptied)
 
 
 def _top_two(players: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -286,8 +343,8 @@ def _audit(
     hand_start = hand_offsets(seats["hand_row"].to_numpy(), hands.height)
     kind_code = action_kind_codes(actions)
     matched = match_actions(actions, kind_code, hand_start, seats)
-    players, unprinted_returns = _return_unmatched(
-        _contenders(hands, seats, matched), hands, collections
+    players, unprinted_returns, collections = _return_unmatched(
+        _contenders(hands, seats, matched), hands, collections, actions
     )
     # A player who went all-in and then mucked gave up the pots but still set their level.
     pots = build_pots(
@@ -340,7 +397,7 @@ def _audit(
     findings = [
         _unevaluable_findings(hands, unevaluable_hands),
         unprinted_returns,
-        _compare(payouts, collections, hands, unevaluable_hands),
+        _compare(payouts, collections, hands, unevaluable_hands, _unmatched_owners(pots, players)),
         _conservation_findings(hands, players, collections),
         _rake_findings(rules),
         _description_findings(players, showdowns, high, low, readable, hands),
@@ -466,17 +523,32 @@ def _unevaluable_findings(hands: pl.DataFrame, rows: np.ndarray) -> pl.DataFrame
     )
 
 
+def _unmatched_owners(pots: PotTable, players: pl.DataFrame) -> pl.DataFrame:
+    """``hand_row, player_key`` of each player paid an unmatched top back as a pot of their own
+    chips (a pot nobody else put chips in: PartyPoker, Merge, Winamax)."""
+    if pots.contested is None or pots.contested.all():
+        return pl.DataFrame(schema={"hand_row": pl.UInt32, "player_key": players["player_key"].dtype})
+    alone = np.flatnonzero(~pots.contested)
+    owner = pots.eligible[pots.eligible_start[alone]]
+    return players[owner].select(pl.col("hand_row").cast(pl.UInt32), "player_key")
+
+
 def _compare(
     payouts: pl.DataFrame,
     collections: pl.DataFrame,
     hands: pl.DataFrame,
     unevaluable_rows: np.ndarray,
+    unmatched_owners: pl.DataFrame,
 ) -> pl.DataFrame:
     """Expected vs recorded money per hand, pot, board and player, then line by line.
 
     A site that prints no pot number is compared per hand and player (its rows have a null
-    pot_index). Lines are compared only where the rules give separate halves: a scoop is one
-    payment but sites print it as one or two lines.
+    pot_index). So is the owner of an unmatched top paid back as a pot of their own chips
+    (``unmatched_owners``): it is no pot anybody contested, and sites print it as its own pot,
+    inside the main pot's line (Winamax 2022: ``collected 3.38€ from pot``) or spread over
+    the owner's lines; what that player is owed in all is the money. Lines are compared only
+    where the rules give separate halves: a scoop is one payment but sites print it as one or
+    two lines.
 
     The sums and line counts are compared on integer keys for every player; the lines
     themselves (lists) are only gathered for the few rows that need them.
@@ -489,6 +561,18 @@ def _compare(
     expected = payouts.with_columns(
         pot_index=pl.when(~_per_hand(pot_unknown, "pot_unknown")).then(pl.col("pot_index"))
     )
+    if unmatched_owners.height:
+        owners = unmatched_owners.with_columns(owner=pl.lit(True))
+
+        def all_pots(frame: pl.DataFrame) -> pl.DataFrame:
+            joined = frame.join(
+                owners, on=["hand_row", "player_key"], how="left", maintain_order="left"
+            )
+            return joined.with_columns(
+                pot_index=pl.when(pl.col("owner").is_null()).then(pl.col("pot_index"))
+            ).drop("owner")
+
+        expected, recorded = all_pots(expected), all_pots(recorded)
     key = ["hand_row", "pot_index", "board_index", "player_key"]
     # Lines are compared one by one only where the site prints one line per half.
     per_half_sites = [

@@ -128,10 +128,11 @@ class SiteProfile:
         size: Bovada's side pots show their share of the rake) or ``"running-total"`` (pot by
         pot on the running total of the gross pots: PokerStars; without a rule's rate, each
         pot's rake is its gross amount less the net amount the site printed).
-    returns_in_collected
-        Whether the unmatched part of the last bet, never printed as a return, is paid inside
-        its owner's ``collected`` line (888poker when everyone folds): the audit takes it out of
-        that line before comparing.
+    blinds_in_collected
+        Whether the unmatched part of a blind, never printed as a return, is paid inside its
+        owner's ``collected`` line when everyone folds to it (888poker: ``collected [ $3 ]``
+        after a walk at $1/$2); the audit takes it out of that line before comparing. An
+        unmatched bet or raise is returned apart at such a site.
     """
 
     site: str
@@ -146,7 +147,7 @@ class SiteProfile:
     uncalled_printed: bool = True
     description_style: str | None = None
     rake_from: str = "main-first"
-    returns_in_collected: bool = False
+    blinds_in_collected: bool = False
 
     def __post_init__(self) -> None:
         if self.payout_lines not in PAYOUT_LINES:

@@ -191,6 +191,37 @@ def test_known_no_pot_awarded_is_reported() -> None:
     ]
 
 
+LUBBOCK = "PacificPoker/cash/PLO8-USD-1-2-201609.Lubbock.txt"
+# Hands where everyone folded and the collected lines print about a quarter of the pot (30 ->
+# 3.25 + 3.25, 8 -> 1 + 1, 62.50 -> 7.32 + 7.31 twice) while the winner's stack in the next
+# hand printed is up by about the pot: the history misstates the payment, a site error the
+# audit reports.
+QUARTERED = ["553791428", "553794851", "553795631", "553796031"]
+
+
+@needs_corpus
+@pytest.mark.usefixtures("registered")
+def test_walks_pay_both_blinds_inside_the_collected_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """888 2016: a walk at $1/$2 prints "collected [ $3 ]", both blinds, with no return line,
+    while an uncalled bet or raise is left out of the collected line. With the profile's
+    ``blinds_in_collected`` the only money findings of the 218 hands are the four whose
+    printed lines are a quarter of the pot; without it, every walk is a money finding."""
+    tables = frames(parse_path(PACIFIC, LUBBOCK))
+    assert tables["hands"].height == 218
+    found = audit(tables)
+    money = found.filter(pl.col("severity") == "money")
+    assert sorted(money["hand_id"].unique()) == QUARTERED, money
+    assert set(money["kind"]) == {"rake"}
+    walk = tables["collections"].filter(pl.col("hand_id") == "553787201")
+    assert walk.select("player", "amount").rows() == [("angelicafer", 300)]
+    import dataclasses
+
+    without = dataclasses.replace(PacificParser.profile, blinds_in_collected=False)
+    monkeypatch.setattr(PacificParser, "profile", without)
+    walks = audit(tables).filter(pl.col("kind") == "chip_conservation")
+    assert walks.height >= 27
+
+
 # -- damaged input -----------------------------------------------------------------------------
 
 HAND = """#Game No : {hand_id}

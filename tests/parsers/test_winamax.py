@@ -101,8 +101,16 @@ def test_corpus_audit_has_no_payout_findings(registered: None) -> None:
     tables = [frames(parse_file(row["path"])) for row in manifest()]
     merged = {name: pl.concat([t[name] for t in tables]) for name in tables[0]}
     findings = audit(merged)
-    assert merged["hands"].height == 2
+    assert merged["hands"].height == sum(variant_counts(r["variants"]).get("O8", 0) for r in manifest())
     assert findings.filter(pl.col("kind").is_in(PAYOUT_KINDS)).height == 0, findings
+    # 2022: one "collected 3.38€ from pot" pays the main pot and the winner's unmatched top
+    # together; another hand spreads them over "side pot 1" lines. Per player the money is
+    # right: the second is a wording finding only.
+    mannheim = findings.filter(pl.col("hand_id").str.starts_with("16999921-"))
+    assert set(mannheim["severity"]) <= {"wording", "rules"}, mannheim
+    assert mannheim.filter(pl.col("kind") == "payout_lines")["hand_id"].to_list() == [
+        "16999921-1089-1645973956"
+    ]
     # Winamax's total pot is net of rake: with its profile the totals balance.
     assert findings.filter(pl.col("kind") == "chip_conservation").height == 0, findings
 
