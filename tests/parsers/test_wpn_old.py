@@ -13,7 +13,7 @@ import pytest
 
 import parsers
 from parsers.base import ParseResult
-from parsers.text import decode_lines
+from parsers.text import decode_lines, decode_text
 from parsers.wpn_old import WpnOldParser
 from tests.parsers.corpus import (
     CORPUS,
@@ -46,13 +46,14 @@ def parse_file(relative: str) -> ParseResult:
 
 
 def manifest() -> list[dict[str, str]]:
+    """The WPN files in the old layout, told by their text (a note may not name it)."""
     rows = manifest_rows()
     return [
         row
         for row in rows
         if row["role"].startswith("hand_history")
         and row["path"].startswith("Winning/")
-        and "Game ID" in row["notes"]
+        and PARSER.sniff(decode_text((CORPUS / row["path"]).read_bytes()[:4096]))
     ]
 
 
@@ -78,7 +79,9 @@ def good_corpus_tables() -> dict[str, pl.DataFrame]:
 def test_manifest_lists_the_old_format_files() -> None:
     if not manifest():
         pytest.skip(f"conformance corpus not found at {CORPUS}")
-    assert sorted(row["path"] for row in manifest()) == sorted([UTF16, NO_FLOP, SHORT, ALL_IN])
+    assert sorted(row["path"] for row in manifest()) == sorted(
+        [UTF16, NO_FLOP, SHORT, ALL_IN, TOURNAMENT]
+    )
 
 
 @needs_corpus
