@@ -13,7 +13,7 @@ import pytest
 
 import parsers
 from parsers.base import ParseResult
-from parsers.text import decode_lines
+from parsers.text import decode_lines, decode_text
 from parsers.wpn import WpnParser
 from tests.parsers.corpus import (
     CORPUS,
@@ -33,6 +33,8 @@ WALK = "Winning/cash/NLO8-6max-USD-3-6-202104.walk.txt"
 # 2023 layout: a space before the limit ("Omaha H/L (No Limit)"), a walk paid in the summary.
 WALK_2023 = "Winning/cash/NLO8-9max-USD-3.00-6.00-202311.added.space.txt"
 TOURNAMENT = "Winning/tour/PLO8-9max-USD-15-201906.SITGOID-TN-$15 PLO Hi{BACKSLASH}Lo Turbo - On Demand GAMETYPE.txt"
+# 5 Card Omaha Hi/Lo only: every hand is another game, counted as skipped.
+FIVE_CARD = "Winning/cash/5-Card-PLO8-6max-USD-3-6-202212.txt"
 
 
 def parse_data(data: bytes, name: str = "test.txt") -> ParseResult:
@@ -47,14 +49,15 @@ def parse_file(relative: str) -> ParseResult:
 
 
 def manifest() -> list[dict[str, str]]:
-    """The current-format WPN files (the old ``Game ID`` format has its own parser)."""
+    """The current-format WPN files, told by their text (the old ``Game ID`` format has its own
+    parser, and a note may not name it)."""
     rows = manifest_rows()
     return [
         row
         for row in rows
         if row["role"].startswith("hand_history")
         and row["path"].startswith("Winning/")
-        and "Game ID" not in row["notes"]
+        and PARSER.sniff(decode_text((CORPUS / row["path"]).read_bytes()[:4096]))
     ]
 
 
@@ -76,7 +79,9 @@ def all_corpus_tables() -> dict[str, pl.DataFrame]:
 def test_manifest_lists_the_current_format_files() -> None:
     if not manifest():
         pytest.skip(f"conformance corpus not found at {CORPUS}")
-    assert sorted(row["path"] for row in manifest()) == sorted([LO8, RIT, WALK, WALK_2023, TOURNAMENT])
+    assert sorted(row["path"] for row in manifest()) == sorted(
+        [LO8, RIT, WALK, WALK_2023, TOURNAMENT, FIVE_CARD]
+    )
 
 
 @needs_corpus
