@@ -92,20 +92,28 @@ def carries_money_or_cards(line: pl.Expr) -> pl.Expr:
 
 
 def triage_unknown_lines(
-    unknown: pl.DataFrame, damaged: pl.Expr | None = None
+    unknown: pl.DataFrame, damaged: pl.Expr | None = None, seats: pl.DataFrame | None = None
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Split a block's unknown lines into quarantine reasons and notes.
 
     ``unknown`` has ``hand``, ``line_no``, ``line`` and ``offset`` (one row per line no form of
     the engine recognised); ``damaged`` marks the rows that have the shape of a data line the
-    engine failed to read. Returns ``(reasons, notes)``: one reason per hand whose first
-    unreadable line is quoted, and the harmless lines of the other hands (every column of
-    ``unknown``).
+    engine failed to read; ``seats`` (``hand``, ``player``), where given, are the names seated in
+    each hand: they are blanked before a line is judged, so a notice naming a player whose name
+    holds a number (``Big Slick 99 is using the time bank``) is not taken for an amount.
+    Returns ``(reasons, notes)``: one reason per hand whose first unreadable line is quoted,
+    and the harmless lines of the other hands (every column of ``unknown``).
     """
-    suspect = carries_money_or_cards(pl.col("line"))
+    judged = pl.col("line")
+    if seats is not None and unknown.height:
+        unknown = unknown.with_columns(_judged=_without_names(unknown, seats))
+        judged = pl.col("_judged")
+    suspect = carries_money_or_cards(judged)
     if damaged is not None:
         suspect = suspect | damaged
     marked = unknown.with_columns(_suspect=suspect)
+    if "_judged" in marked.columns:
+        marked = marked.drop("_judged")
     reasons = (
         marked.filter(pl.col("_suspect"))
         .group_by("hand", maintain_order=True)
@@ -118,6 +126,28 @@ def triage_unknown_lines(
     )
     notes = marked.join(reasons, on="hand", how="anti").drop("_suspect")
     return reasons, notes
+
+
+def _without_names(unknown: pl.DataFrame, seats: pl.DataFrame) -> pl.Series:
+    """Each unknown line with the names seated in its hand blanked (longest first, whole names
+    only: bounded by neither a letter nor a digit). A name of a single character, or without a
+    letter, is left: blanking it could hide a card or an amount."""
+    names = (
+        seats.select("hand", "player")
+        .filter((pl.col("player").str.len_chars() >= 2) & pl.col("player").str.contains(r"[^\W\d_]"))
+        .unique()
+        .group_by("hand")
+        .agg(pl.col("player"))
+    )
+    by_hand = dict(names.iter_rows())
+    lines = unknown["line"].to_list()
+    blanked = []
+    for hand, line in zip(unknown["hand"].to_list(), lines, strict=True):
+        for name in sorted(by_hand.get(hand, ()), key=len, reverse=True):
+            if line is not None and name in line:
+                line = re.sub(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", " ", line)
+        blanked.append(line)
+    return pl.Series("_judged", blanked, dtype=pl.String)
 
 
 def note_rows(

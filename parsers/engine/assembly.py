@@ -150,7 +150,7 @@ def finish_files(tables: HandTables) -> list[ParseResult]:
     if unknown is None:
         unknown = unknown_lines(tables.frame, pl.lit(False))
     damaged = pl.col("damaged") if "damaged" in unknown.columns else None
-    unknown_reasons, notes = triage_unknown_lines(unknown, damaged=damaged)
+    unknown_reasons, notes = triage_unknown_lines(unknown, damaged=damaged, seats=seats)
     reasons = (
         pl.concat(
             [

@@ -221,6 +221,7 @@ class BlockParser:
                 "hand", "line_no", "line", "offset", "damaged"
             ),
             damaged=pl.col("damaged"),
+            seats=seats,
         )
         reasons = pl.concat(
             [

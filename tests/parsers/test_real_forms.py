@@ -159,3 +159,18 @@ def test_ongame_local_zone_abbreviations() -> None:
     assert (hand["started_at"], hand["time_zone"]) == (None, "XYZT")
     garbled = test_ongame.hand_text(1).replace("18:54:24", "18:5x:24")
     assert frames(parsed(garbled))["rejects"]["reason"].to_list() == ["unreadable start time"]
+
+
+def test_a_notice_naming_a_player_whose_name_holds_a_number_is_a_note() -> None:
+    """``Big Slick 99 is using the time bank``: the hand's own names are blanked before a line
+    is judged, so the 99 of a name is no amount; the same line naming nobody seated still
+    quarantines its hand."""
+    text = HOME_GAME.replace("gamma", "Big Slick 99").replace(
+        "Big Slick 99 has 15 seconds left to act", "Big Slick 99 is using the time bank"
+    )
+    result = parsed(text)
+    assert (result.parsed, result.rejected) == (1, 0), frames(result)["rejects"]["reason"]
+    assert frames(result)["notes"]["text"].to_list() == ["Big Slick 99 is using the time bank"]
+    stranger = parsed(text.replace("Big Slick 99 is using", "Small Slick 99 is using"))
+    assert (stranger.parsed, stranger.rejected) == (0, 1)
+    assert "Small Slick 99" in frames(stranger)["rejects"]["reason"][0]
