@@ -124,7 +124,11 @@ def card_problems(
 ) -> pl.DataFrame:
     """Hands with a card dealt twice, a shown hand holding a card that could not be read
     (``shows [1,2,3c 9h As Qs]``), or a second board (a pot run twice) holding such a card
-    or more than five cards."""
+    or more than five cards.
+
+    A card counts once a player, whether the player's hole cards hold it or a show of only
+    some of them (``shows [Qs]``): a partly shown card that is on the board or in another
+    player's hand is as impossible as any other card dealt twice."""
     hole = seats.select("hand", pl.col("hole_cards").alias("card")).explode("card")
     board = hands.select("hand", pl.col("board").alias("card")).explode("card")
     board2 = (
@@ -144,6 +148,28 @@ def card_problems(
         .sort("hand", "card")
         .select("hand", reason=pl.lit("duplicate card code ") + pl.col("card").cast(pl.String))
     )
+    # A shown card another owner holds: the board (null owner) or another player.
+    shown = showdowns.select("hand", "player", pl.col("cards").alias("card")).explode("card")
+    board_owner = pl.lit(None, dtype=pl.String).alias("player")
+    owned = pl.concat(
+        [
+            seats.select("hand", "player", pl.col("hole_cards").alias("card")).explode("card"),
+            shown,
+            board.select("hand", board_owner, "card"),
+            board2.select("hand", board_owner, "card"),
+        ],
+        how="vertical_relaxed",
+    )
+    shown_elsewhere = (
+        owned.drop_nulls("card")
+        .unique()
+        .group_by("hand", "card")
+        .len()
+        .filter(pl.col("len") > 1)
+        .join(shown.select("hand", "card"), on=["hand", "card"], how="semi")
+        .sort("hand", "card")
+        .select("hand", reason=pl.lit("duplicate card code ") + pl.col("card").cast(pl.String))
+    )
     unreadable = showdowns.filter(holds_a_null(pl.col("cards"))).select(
         "hand", reason=pl.lit("unreadable shown card")
     )
@@ -152,6 +178,6 @@ def card_problems(
     unreadable_second_board = hands.filter(
         holds_a_null(second_board) | (second_board.list.len() > 5)
     ).select("hand", reason=pl.lit("unreadable second board"))
-    return pl.concat([duplicated, unreadable, unreadable_second_board]).unique(
+    return pl.concat([duplicated, shown_elsewhere, unreadable, unreadable_second_board]).unique(
         "hand", keep="first", maintain_order=True
     )

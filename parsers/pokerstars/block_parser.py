@@ -213,7 +213,7 @@ class BlockParser:
         seats = self._seats(lines, hands)
         actions = self._actions(lines, hands)
         collections = in_printed_order(self._collections(lines, hands))
-        showdowns = self._showdowns()
+        showdowns = self._showdowns(lines)
         seats = self._hole_cards(seats, lines)
 
         unknown_reasons, notes = triage_unknown_lines(
@@ -531,15 +531,27 @@ class BlockParser:
             half=pl.lit(None, dtype=pl.String),
         )
 
-    def _showdowns(self) -> pl.DataFrame:
+    def _showdowns(self, lines: pl.DataFrame) -> pl.DataFrame:
+        """Shown hands, and the cards of a summary's ``mucked [Qs]`` that shows only some of a
+        player's cards (they are known nowhere else: his hole cards stay unknown)."""
         shows = self.acts.filter(pl.col("verb") == "shows")
         desc = pl.col("desc")
-        return shows.with_columns(
+        shown = shows.with_columns(
             site=pl.lit(SITE),
             cards=cards_list(pl.col("cards")),
             high_desc=desc.str.extract(r"(?:^|; )HI: (.*?)(?:; LO: |$)", 1),
             low_desc=desc.str.extract(r"(?:^|; )LO: (.*)$", 1),
         )
+        partly_mucked = (
+            lines.filter(pl.col("kind") == KIND_SUMMARY_MUCK)
+            .select("hand", "line_no", pl.col("line").str.extract_groups(SUMMARY_MUCK).alias("m"))
+            .unnest("m")
+            .with_columns(site=pl.lit(SITE), cards=cards_list(pl.col("cards")))
+            .filter(is_partial_show(pl.col("cards")))
+        )
+        if partly_mucked.height == 0:
+            return shown
+        return pl.concat([shown, partly_mucked], how="diagonal_relaxed").sort("hand", "line_no")
 
     def _seats(self, lines: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
         seats = (
@@ -575,13 +587,14 @@ class BlockParser:
             [
                 dealt.select("hand", "line_no", "player", "cards", shown=pl.lit(False)),
                 shown.select("hand", "line_no", "player", "cards", shown=pl.lit(True)),
-                mucked.select("hand", "line_no", "player", "cards", shown=pl.lit(False)),
+                mucked.select("hand", "line_no", "player", "cards", shown=pl.lit(True)),
             ]
         ).sort("hand", "line_no")
         # The last sighting wins: a player's shown cards are the same as dealt ones; a mismatch
         # is caught by the duplicate and conflicting-card checks. A player who shows only some
-        # of his cards (all-in, "shows [Qs]") keeps them in `showdowns`; his hole cards stay
-        # unknown, so the audit calls his pot unevaluable instead of guessing.
+        # of his cards (all-in, "shows [Qs]"; in the summary, "mucked [Qs]") keeps them in
+        # `showdowns`; his hole cards stay unknown, so the audit calls his pot unevaluable
+        # instead of guessing.
         cards = (
             known.with_columns(hole_cards=cards_list(pl.col("cards")))
             .filter(~(pl.col("shown") & is_partial_show(pl.col("hole_cards"))))

@@ -12,6 +12,7 @@ import polars as pl
 
 from parsers import parse_bytes
 from parsers.base import ParseResult
+from parsers.columns import card_code
 from tests.parsers import test_bovada, test_everleaf, test_ongame
 from tests.parsers.corpus import frames
 
@@ -174,3 +175,31 @@ def test_a_notice_naming_a_player_whose_name_holds_a_number_is_a_note() -> None:
     stranger = parsed(text.replace("Big Slick 99 is using", "Small Slick 99 is using"))
     assert (stranger.parsed, stranger.rejected) == (0, 1)
     assert "Small Slick 99" in frames(stranger)["rejects"]["reason"][0]
+
+
+def test_pokerstars_summary_mucked_with_some_cards() -> None:
+    """``Seat 2: beta (small blind) mucked [Qs]``: the summary shows one card of a mucked hand.
+    The hand is kept, the card stored with the shown hands, the hole cards left unknown."""
+    text = HOME_GAME.replace(
+        "Seat 2: beta (small blind) showed [Qs] and lost", "Seat 2: beta (small blind) mucked [Qs]"
+    ).replace("beta: shows [Qs]\n", "beta: mucks hand\n")
+    result = parsed(text)
+    assert (result.parsed, result.rejected) == (1, 0), frames(result)["rejects"]["reason"]
+    tables = frames(result)
+    shown = tables["showdowns"].filter(pl.col("player") == "beta")
+    assert shown.select("cards", "high_desc").rows() == [([card_code("Qs")], None)]
+    assert tables["seats"].filter(pl.col("player") == "beta")["hole_cards"].to_list() == [None]
+
+
+def test_a_partly_shown_card_seen_elsewhere_is_impossible() -> None:
+    """A card shown alone that is on the board (Kd) or in another player's shown hand (Kc)
+    was dealt twice: the hand is quarantined, as for any duplicate card."""
+    for card in ("Kd", "Kc"):
+        text = HOME_GAME.replace("beta: shows [Qs]", f"beta: shows [{card}]").replace(
+            "showed [Qs] and lost", f"showed [{card}] and lost"
+        )
+        result = parsed(text)
+        assert (result.parsed, result.rejected) == (0, 1)
+        assert frames(result)["rejects"]["reason"].to_list() == [
+            f"duplicate card code {card_code(card)}"
+        ]
