@@ -64,7 +64,9 @@ GAME_TEXT = (
     r"|(?:1 on 1 )?(?P<limit>No Limit|Pot Limit|Fixed Limit))$"
 )
 SEAT = r"^Seat (?P<seat>\d+): (?P<label>.+?)(?P<me> \[ME\])? \((?P<stack>[^ )]+) in chips\)$"
-SUMMARY_SEAT = r"^Seat\+(?P<seat>\d+): "
+# Cash summaries print "Seat+4: Dealer HI $6.59 ... LO $6.59"; tournament summaries print
+# "Seat 1: UTG+4 Folded on the POCKET CARDS" and "HI 450" / "LOW 30".
+SUMMARY_SEAT = r"^Seat[+ ](?P<seat>\d+): "
 MARKER = r"^\*\*\* (?P<name>HOLE CARDS|FLOP|TURN|RIVER|SUMMARY) \*\*\*(?P<cards>.*)$"
 TOTAL = r"^Total Pot\((?P<total>[^)]*)\)$"
 BOARD = r"^Board \[(?P<cards>[^\]]*)\]$"
@@ -148,6 +150,7 @@ LINE_FORMS = (
     LineForm(KIND_MARKER, where="marker"),
     LineForm(KIND_SEAT, pattern=SEAT),
     LineForm(KIND_SUMMARY_SEAT, starts="Seat+"),
+    LineForm(KIND_SUMMARY_SEAT, starts="Seat ", where="summary"),
     LineForm(KIND_TOTAL, starts="Total Pot("),
     LineForm(KIND_BOARD, starts="Board ["),
     LineForm(KIND_ACTOR, contains=" : "),
@@ -471,7 +474,7 @@ class _Block(Block):
             "money_scale",
             seat=pl.col("line").str.extract(SUMMARY_SEAT, 1).cast(pl.Int16, strict=False),
             high=pl.col("line").str.extract(r" HI (\$?[\d,.]+)", 1),
-            low=pl.col("line").str.extract(r" LO (\$?[\d,.]+)", 1),
+            low=pl.col("line").str.extract(r" LOW? (\$?[\d,.]+)", 1),
         )
         summary = summary.with_columns(
             summary_won=money(pl.col("high"), pl.col("money_scale")).fill_null(0)

@@ -14,7 +14,7 @@ from parsers import parse_bytes
 from parsers.base import ParseResult
 from parsers.columns import card_code
 from tests.parsers import test_bovada, test_everleaf, test_ongame
-from tests.parsers.corpus import frames
+from tests.parsers.corpus import CORPUS, frames, needs_corpus
 
 HOME_GAME = """PokerStars Home Game Hand #99631756108: {Club Name} Tournament #743144019, 100+9 8-Game (Omaha Hi/Lo Limit) - Match Round I, Level III (30/60) - 2013/06/05 23:30:00 ET
 Table '743144019 1' 6-max Seat #1 is the button
@@ -203,3 +203,23 @@ def test_a_partly_shown_card_seen_elsewhere_is_impossible() -> None:
         assert frames(result)["rejects"]["reason"].to_list() == [
             f"duplicate card code {card_code(card)}"
         ]
+
+
+@needs_corpus
+def test_bovada_tournament_summary_forms() -> None:
+    """Bovada tournament summaries: ``Seat 1: UTG+4 Folded on the POCKET CARDS`` (a space, not
+    ``Seat+``) and ``HI 450`` / ``LOW 30``. The summary's amounts are still checked against the
+    hand's results: one chip off quarantines the hand."""
+    text = (CORPUS / "other" / "Bovada-HAND_TOURNAMENT.txt").read_text()
+    text = (
+        text.replace("Seat+37: UTG+3 Folded on the FLOP", "Seat 37: UTG+3 Folded on the POCKET CARDS")
+        .replace("Seat+89: Big Blind HI 6400  with", "Seat 89: Big Blind HI 6370  with")
+        .replace("[Js As Jd 5s-Js Jd Qh Ks Kh]", "[Js As Jd 5s-Js Jd Qh Ks Kh] LOW 30")
+    )
+    result = parsed(text)
+    assert (result.parsed, result.rejected) == (1, 0), frames(result)["rejects"]["reason"]
+    assert frames(result)["notes"].height == 0
+    off = parsed(text.replace("LOW 30", "LOW 31"))
+    assert frames(off)["rejects"]["reason"].to_list() == [
+        "summary HI/LO of seat 89 (6401) differs from its Hand result lines (6400)"
+    ]
