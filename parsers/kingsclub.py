@@ -464,6 +464,9 @@ class KingsClubParser(AnchoredParser):
         payout_lines="per_player",
         rake_printed=True,
         uncalled_printed=False,
+        # Hand 3969308: a side pot of the folded small blind's chips goes back to the big blind,
+        # the only player left in it, without a line; the summary's nets show him whole.
+        sole_pots_printed=False,
     )
 
     hand_start: ClassVar[str] = HAND_START

@@ -394,11 +394,13 @@ def _audit(
         )
     )
 
+    silent = _silent_sole_pots(pots, pot_rake, hands, players, collections)
+    compared = payouts.join(silent, on=["hand_row", "pot_index"], how="anti")
     findings = [
         _unevaluable_findings(hands, unevaluable_hands),
         unprinted_returns,
-        _compare(payouts, collections, hands, unevaluable_hands, _unmatched_owners(pots, players)),
-        _conservation_findings(hands, players, collections),
+        _compare(compared, collections, hands, unevaluable_hands, _unmatched_owners(pots, players)),
+        _conservation_findings(hands, players, collections, silent),
         _rake_findings(rules),
         _description_findings(players, showdowns, high, low, readable, hands),
         _button_findings(hands, seats) if check_button else _empty_findings(),
@@ -711,12 +713,64 @@ def _gather_or_null(values: pl.Series, rows: pl.Series) -> pl.Series:
     return values.gather(rows.cast(pl.Int64))
 
 
-def _conservation_findings(
-    hands: pl.DataFrame, players: pl.DataFrame, collections: pl.DataFrame
+def _silent_sole_pots(
+    pots: PotTable,
+    pot_rake: np.ndarray,
+    hands: pl.DataFrame,
+    players: pl.DataFrame,
+    collections: pl.DataFrame,
 ) -> pl.DataFrame:
-    """Σ collected + rake must equal Σ contributions (returns already taken off)."""
+    """``hand_row, pot_index, amount`` of the pots a site gave back to their only eligible
+    player without a line (``sole_pots_printed`` false: KingsClub prints no line for a side pot
+    of dead money that the one player left in it takes back, its summary's nets showing him
+    paid), where that player has no line in the hand. They are compared as paid, like an
+    uncalled bet returned silently."""
+    empty = pl.DataFrame(schema={"hand_row": pl.UInt32, "pot_index": pl.Int8, "amount": pl.Int64})
+    sites = [s for s in hands["site"].unique().to_list() if not _profile(s).sole_pots_printed]
+    if not sites or len(pots.amount) == 0:
+        return empty
+    sole = np.flatnonzero(
+        (np.diff(pots.eligible_start) == 1)
+        & hands["site"].is_in(sites).to_numpy()[pots.hand]
+        & (pots.amount - pot_rake > 0)
+    )
+    if len(sole) == 0:
+        return empty
+    owner = pots.eligible[pots.eligible_start[sole]]
+    candidates = pl.DataFrame(
+        {
+            "hand_row": pots.hand[sole].astype(np.uint32),
+            "pot_index": pots.index[sole].astype(np.int8),
+            "amount": (pots.amount - pot_rake)[sole],
+            "player": players["player"].gather(owner),
+        }
+    )
+    paid = collections.select(pl.col("hand_row").cast(pl.UInt32), "player").unique()
+    return candidates.join(paid, on=["hand_row", "player"], how="anti").drop("player")
+
+
+def _conservation_findings(
+    hands: pl.DataFrame,
+    players: pl.DataFrame,
+    collections: pl.DataFrame,
+    silent: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """Σ collected + rake must equal Σ contributions (returns already taken off; a pot given
+    back silently, ``silent``, counts as collected)."""
     put = players.group_by("hand_row").agg(put_in=pl.col("put_in").sum())
     paid = collections.group_by("hand_row").agg(collected=pl.col("amount").sum())
+    if silent is not None and silent.height:
+        paid = (
+            pl.concat(
+                [
+                    paid.with_columns(pl.col("hand_row").cast(pl.UInt32)),
+                    silent.select("hand_row", collected="amount"),
+                ],
+                how="vertical_relaxed",
+            )
+            .group_by("hand_row")
+            .agg(pl.col("collected").sum())
+        )
     gross_by_site = {site: _profile(site).total_pot_is_gross for site in hands["site"].unique()}
     joined = (
         hands.select("hand_row", *HAND_KEY, "rake", "total_pot", "pot_matched")

@@ -133,6 +133,10 @@ class SiteProfile:
         owner's ``collected`` line when everyone folds to it (888poker: ``collected [ $3 ]``
         after a walk at $1/$2); the audit takes it out of that line before comparing. An
         unmatched bet or raise is returned apart at such a site.
+    sole_pots_printed
+        Whether a pot only one player can win (the others put chips in and folded) is printed
+        when that player takes it; KingsClub gives it back without a line, as it does an
+        uncalled bet, and its summary's nets show the player paid.
     """
 
     site: str
@@ -148,6 +152,7 @@ class SiteProfile:
     description_style: str | None = None
     rake_from: str = "main-first"
     blinds_in_collected: bool = False
+    sole_pots_printed: bool = True
 
     def __post_init__(self) -> None:
         if self.payout_lines not in PAYOUT_LINES:
