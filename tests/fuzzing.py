@@ -35,6 +35,7 @@ import polars as pl
 import parsers
 from parsers.base import ParseResult, SiteParser
 from parsers.text import UnreadableFile, decode_lines
+from pipeline.ingest.sources import BLOCK_BYTES
 from pipeline.schema import ACTION_KINDS, HAND_TABLES, REJECTS
 from tests.parsers.corpus import CORPUS
 
@@ -556,17 +557,43 @@ def mutated_block(
     ``huge_line_bytes`` > 0 puts one line of that size into one hand; ``mutators`` names the
     mutations to draw from (default: all of `MUTATORS`).
     """
+    pieces, mutations = mutated_hands(hands, foreign, rng, count, mutators)
+    return as_block(pieces, foreign, rng, huge_line_bytes), mutations
+
+
+def mutated_hands(
+    hands: Sequence[str],
+    foreign: Sequence[str],
+    rng: random.Random,
+    count: int,
+    mutators: Sequence[str] = _NAMES,
+    max_chars: int | None = None,
+) -> tuple[list[str], int]:
+    """The hands of `mutated_block` and how many mutations were applied; ``max_chars`` ends
+    them at the first hand that brings their text to that much, as ingest reads a file in
+    blocks of `pipeline.ingest.BLOCK_BYTES`."""
     pieces = [hands[0]]
     mutations = 0
+    size = len(hands[0])
     for number in range(1, count):
+        if max_chars is not None and size >= max_chars:
+            break
         text, names = mutate_hand(_renumbered(rng.choice(hands), number), rng, foreign, mutators)
         pieces.append(text)
+        size += len(text)
         mutations += len(names)
+    return pieces, mutations
+
+
+def as_block(
+    pieces: list[str], foreign: Sequence[str], rng: random.Random, huge_line_bytes: int = 0
+) -> bytes:
+    """Mutated hands as one file's bytes, one of them given a line of ``huge_line_bytes``."""
     if huge_line_bytes:
         at = rng.randrange(1, len(pieces)) if len(pieces) > 1 else 0
         pieces[at] = huge_line(pieces[at], rng, foreign, size=huge_line_bytes)
     separator = rng.choice(("\n\n", "\n\n\n", "\n"))
-    return reencode(separator.join(pieces) + "\n", rng), mutations
+    return reencode(separator.join(pieces) + "\n", rng)
 
 
 # --------------------------------------------------------------------------------------------
@@ -834,7 +861,11 @@ def fuzz_parser(
     while run.hands < hands:
         count = max(1, round(min(block_hands, hands - run.hands) / per_seed))
         huge = huge_line_bytes if huge_line_every and run.blocks % huge_line_every == 1 else 0
-        data, mutations = mutated_block(own, foreign, rng, count, huge)
+        # A block as ingest reads one: about BLOCK_BYTES of text at most (a huge line aside);
+        # mutated hands of some formats (a JSON hand with thousands of players) are long.
+        pieces, mutations = mutated_hands(own, foreign, rng, count, max_chars=BLOCK_BYTES)
+        count = len(pieces)
+        data = as_block(pieces, foreign, rng, huge)
         started = time.perf_counter()
         problems = parse_checked(parser, data)
         run.parse_seconds += time.perf_counter() - started
