@@ -545,6 +545,9 @@ class BovadaParser(AnchoredParser):
         # Side pots carry their share of the rake (20 corpus hands: each pot's payout is its
         # size less a proportional rake, to the nearest cent).
         rake_from="each-pot",
+        # A tied low's odd cent goes to the high winner: hands 2902256725 (low 4.81 shared:
+        # 2.40 + 2.40, high 4.82) and 2902266598 (0.47: 0.23 + 0.23, high 0.49).
+        low_spare_to_high=True,
     )
 
     hand_start: ClassVar[str] = HAND_START

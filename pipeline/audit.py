@@ -370,8 +370,18 @@ def _audit(
     pot_rake = _running_total_rake(
         pots, rake_by_pot(pots, rake, each_pot), hands, rules, rake_schedule
     )
+    spare_sites = [s for s in hands["site"].unique().to_list() if _profile(s).low_spare_to_high]
     split = split_pots(
-        pots, rake, units, boards, high, low, players["showed"].to_numpy(), each_pot, pot_rake
+        pots,
+        rake,
+        units,
+        boards,
+        high,
+        low,
+        players["showed"].to_numpy(),
+        each_pot,
+        pot_rake,
+        hands["site"].is_in(spare_sites).to_numpy(),
     )
     allin_equity = _allin_equity(
         hands, seats, players, actions, matched, pots, pot_rake, units, boards, split

@@ -244,10 +244,14 @@ def settle_board(
     out_player: Int64Array,
     out_amount: Int64Array,
     rows: int,
+    spare_to_high: bool = False,
 ) -> int:
     """Pay one board's ``share`` of a pot among its eligible ``players`` (P2-P7); the payment
     rows are written from ``rows`` on and the next free row is returned. Shared by the audit's
-    split and the all-in equity (`pipeline.equity`), so both follow the same rules."""
+    split and the all-in equity (`pipeline.equity`), so both follow the same rules.
+
+    ``spare_to_high``: the units a low half shared by tied players cannot split evenly go to
+    the high half instead of one each to the first low winners (Bovada)."""
     if players.shape[0] == 1 and (high[players[0], board] < 0 or not showed[players[0]]):
         # Uncontested and unseen: one payment. A lone player who showed still gets
         # the pot as high and low halves when a low qualifies, as sites print it.
@@ -274,6 +278,8 @@ def settle_board(
                       out_half, out_player, out_amount, rows)
     share_units = share // step
     high_share = ((share_units + 1) // 2) * step + (share - share_units * step)
+    if spare_to_high:
+        high_share += ((share_units // 2) % low_winners.shape[0]) * step
     rows = _share(high_share, high_winners, step, pot, board, 0, out_pot, out_board,
                   out_half, out_player, out_amount, rows)
     return _share(share - high_share, low_winners, step, pot, board, 1, out_pot, out_board,
@@ -293,6 +299,7 @@ def _split_kernel(
     high: npt.NDArray[np.int32],
     low: npt.NDArray[np.int32],
     showed: npt.NDArray[np.bool_],
+    spare_to_high: npt.NDArray[np.bool_],
 ) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array, Int64Array]:
     pots = pot_hand.shape[0]
     capacity = eligible.shape[0] * 4 + pots * 4 + 16
@@ -313,7 +320,8 @@ def _split_kernel(
         for b in range(board_count):
             share = board_share(amount, step, board_count, b)
             rows = settle_board(share, players, high, low, showed, step, q, b, out_pot,
-                                out_board, out_half, out_player, out_amount, rows)
+                                out_board, out_half, out_player, out_amount, rows,
+                                spare_to_high[h])
     return (
         out_pot[:rows],
         out_board[:rows],
@@ -497,6 +505,7 @@ def split_pots(
     showed: npt.NDArray[np.bool_],
     each_pot: npt.NDArray[np.bool_] | None = None,
     pot_rake: Int64Array | None = None,
+    spare_to_high: npt.NDArray[np.bool_] | None = None,
 ) -> PayoutTable:
     """Payments of every pot under the hi/lo rules.
 
@@ -515,6 +524,8 @@ def split_pots(
     pot_rake:
         Per pot: the rake it gives, where the caller has worked it out (`running_total_rake`,
         `printed_pot_rake`); otherwise `rake_by_pot` of ``rake`` and ``each_pot``.
+    spare_to_high:
+        Per hand: a tied low half's spare units go to the high half (`settle_board`).
     """
     pot, board, half, player, amount = _split_kernel(
         pots.hand,
@@ -528,5 +539,8 @@ def split_pots(
         np.ascontiguousarray(high, dtype=np.int32),
         np.ascontiguousarray(low, dtype=np.int32),
         np.ascontiguousarray(showed, dtype=np.bool_),
+        np.zeros(len(rake), dtype=np.bool_)
+        if spare_to_high is None
+        else np.ascontiguousarray(spare_to_high, dtype=np.bool_),
     )
     return PayoutTable(pot, board, half, player, amount)

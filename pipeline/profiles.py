@@ -133,6 +133,10 @@ class SiteProfile:
         owner's ``collected`` line when everyone folds to it (888poker: ``collected [ $3 ]``
         after a walk at $1/$2); the audit takes it out of that line before comparing. An
         unmatched bet or raise is returned apart at such a site.
+    low_spare_to_high
+        Whether the units a low half shared by tied players cannot split evenly go to the high
+        half's winner instead of one each to the first low winners clockwise (payout-rules P5):
+        Bovada, in both corpus hands with a tied low and an odd unit.
     sole_pots_printed
         Whether a pot only one player can win (the others put chips in and folded) is printed
         when that player takes it; KingsClub gives it back without a line, as it does an
@@ -153,6 +157,7 @@ class SiteProfile:
     rake_from: str = "main-first"
     blinds_in_collected: bool = False
     sole_pots_printed: bool = True
+    low_spare_to_high: bool = False
 
     def __post_init__(self) -> None:
         if self.payout_lines not in PAYOUT_LINES:

@@ -357,3 +357,47 @@ def test_twenty_thousand_fixed_limit_hands_with_capped_streets(tmp_path: Path, s
         ("net_won", "net_won"),
     ):
         assert joined.filter(pl.col(mine).ne_missing(pl.col(theirs))).height == 0, mine
+
+
+@settings(max_examples=300, deadline=None)
+@given(_showdowns())
+def test_low_spare_to_high_conserves_money(
+    case: tuple[list[int], list[bool], list[int], list[int], int, int],
+) -> None:
+    """With a tied low's spare units paid to the high half (Bovada), every chip after rake is
+    still paid, each pot to the same total; the low winners of a pot get equal shares, and
+    only the pot's high winners get more than the usual split gives them."""
+    import numpy as np
+
+    from pipeline import payouts
+
+    put_in, folded, high, low, rake, unit = case
+    count = len(put_in)
+    table = payouts.build_pots(
+        np.array([0, count], dtype=np.int64),
+        np.array(put_in, dtype=np.int64),
+        np.array(folded, dtype=np.bool_),
+    )
+
+    def split(spare_to_high: bool) -> payouts.PayoutTable:
+        return payouts.split_pots(
+            table,
+            np.array([rake], dtype=np.int64),
+            np.array([unit], dtype=np.int64),
+            np.array([1], dtype=np.int64),
+            np.array([[value, -1] for value in high], dtype=np.int32),
+            np.array([[value, 0] for value in low], dtype=np.int32),
+            np.ones(count, dtype=np.bool_),
+            spare_to_high=np.array([spare_to_high]),
+        )
+
+    usual, spared = split(False), split(True)
+    assert int(spared.amount.sum()) == int(usual.amount.sum()) == sum(put_in) - rake
+    for pot in range(len(table.amount)):
+        assert spared.amount[spared.pot == pot].sum() == usual.amount[usual.pot == pot].sum()
+        lows = spared.amount[(spared.pot == pot) & (spared.half == payouts.HALF_LOW)]
+        assert len(set(lows.tolist())) <= 1
+        gained = spared.amount[(spared.pot == pot) & (spared.half == payouts.HALF_HIGH)].sum() - (
+            usual.amount[(usual.pot == pot) & (usual.half == payouts.HALF_HIGH)].sum()
+        )
+        assert 0 <= gained < unit * max(1, len(lows))
