@@ -11,7 +11,8 @@ What Winamax prints, and so what this parser records:
   (``money_scale`` 100). Old tournament exports round large totals (``Total pot 15.52k``): no
   total is recorded then.
 - ``raises 4€ to 6€``: the second figure is the street total; ``calls`` and ``bets`` give the chips
-  added. ``posts small blind 2€ out of position`` is a dead small blind (``post_dead``).
+  added. ``posts small blind 2€ out of position`` is a dead small blind (``post_dead``); a big
+  blind out of position is live (``post_bb``: its poster then checks or calls).
 - Payouts are labelled per half: ``collected 4.96€ from pot(HI)`` / ``from pot (LO)`` (with or
   without the space), ``from main pot``, ``from side pot 1``. ``pot``/``main pot`` is pot 0,
   ``side pot N`` is pot N; ``(HI)``/``(LO)`` give ``half``; an unlabelled line has a null half.
@@ -258,7 +259,9 @@ class WinamaxFormat(TextFormat):
 
     def actions(self, lines: pl.DataFrame) -> pl.DataFrame:
         acts = self._action_fields(lines)
-        dead = pl.col("dead").is_not_null()
+        # Out of position, a small blind is dead; a big blind is live (its poster then checks
+        # or calls to the bet: "x CarlosD x posts big blind 0.02€ out of position").
+        dead = pl.col("dead").is_not_null() & (pl.col("verb") == "posts small blind")
         frame = acts.select(
             "hand",
             "line_no",

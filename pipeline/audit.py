@@ -117,9 +117,10 @@ def _per_hand(values: pl.Series | np.ndarray, name: str) -> pl.Expr:
 
 
 def _contenders(
-    hands: pl.DataFrame, seats: pl.DataFrame, matched: MatchedActions
+    hands: pl.DataFrame, seats: pl.DataFrame, matched: MatchedActions, actions: pl.DataFrame
 ) -> pl.DataFrame:
-    """One row per seated player: chips put in, whether they gave up, clockwise order.
+    """One row per seated player: chips put in (``dead``: the part that is a dead blind),
+    whether they gave up, clockwise order.
 
     ``seats`` are already in hand and clockwise order; the per-player totals come from the
     compiled pass that matched every action to its seat (`pipeline.hand_keys`).
@@ -130,7 +131,14 @@ def _contenders(
         mucked=pl.Series(matched.mucked),
         showed=pl.Series(matched.showed),
     )
-    return players
+    dead = (
+        actions.filter(pl.col("kind") == "post_dead")
+        .group_by("hand_row", "player")
+        .agg(dead=pl.col("amount").fill_null(0).sum())
+    )
+    return players.join(dead, on=["hand_row", "player"], how="left", maintain_order="left").with_columns(
+        dead=pl.col("dead").fill_null(0).cast(pl.Int64)
+    )
 
 
 def _return_unmatched(
@@ -153,6 +161,7 @@ def _return_unmatched(
     ]
     hand_row = players["hand_row"].to_numpy()
     put_in = players["put_in"].to_numpy()
+    dead = players["dead"].to_numpy()
     collected = np.zeros(hands.height, dtype=np.int64)
     np.add.at(collected, collections["hand_row"].to_numpy(), collections["amount"].fill_null(0).to_numpy())
     pot = np.zeros(hands.height, dtype=np.int64)
@@ -161,7 +170,7 @@ def _return_unmatched(
     silent = hands["site"].is_in(silent_sites).to_numpy()[hand_row]
     rake_printed = hands["rake"].is_not_null().to_numpy()[hand_row]
     excess = largest - second
-    top = (put_in == largest) & (largest_count == 1) & (second < largest)
+    top = (put_in - dead == largest) & (largest_count == 1) & (second < largest)
     unprinted = top & ~silent & rake_printed & (paid[hand_row] == pot[hand_row] - excess)
     returned = top & (silent | unprinted)
     findings = _empty_findings()
@@ -182,7 +191,7 @@ def _return_unmatched(
                 + pl.lit(" went back to its owner without a return line"),
             )
         )
-    players = players.with_columns(put_in=pl.Series(np.where(returned, second, put_in)))
+    players = players.with_columns(put_in=pl.Series(np.where(returned, put_in - excess, put_in)))
     return players, findings, _blinds_out_of_collected(
         players, hands, collections, actions, np.flatnonzero(returned), excess
     )
@@ -244,8 +253,11 @@ def _blinds_out_of_collected(
 
 def _top_two(players: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per player row: the hand's largest contribution, how many players put it in, and the
-    largest contribution below it (0 if none). Rows of a hand are contiguous."""
+    largest contribution below it (0 if none): the live chips, a dead blind being no part of
+    its poster's bet. Rows of a hand are contiguous."""
     put = players["put_in"].to_numpy().astype(np.int64, copy=False)
+    if "dead" in players.columns:
+        put = put - players["dead"].to_numpy()
     if put.shape[0] == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
@@ -344,7 +356,7 @@ def _audit(
     kind_code = action_kind_codes(actions)
     matched = match_actions(actions, kind_code, hand_start, seats)
     players, unprinted_returns, collections = _return_unmatched(
-        _contenders(hands, seats, matched), hands, collections, actions
+        _contenders(hands, seats, matched, actions), hands, collections, actions
     )
     # A player who went all-in and then mucked gave up the pots but still set their level.
     pots = build_pots(
@@ -352,6 +364,7 @@ def _audit(
         players["put_in"].to_numpy(),
         players["folded"].to_numpy(),
         players["mucked"].to_numpy(),
+        players["dead"].to_numpy(),
     )
 
     high, low, readable = _strengths(players, hands)

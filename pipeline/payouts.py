@@ -73,14 +73,18 @@ class PayoutTable:
 @numba.njit(cache=True)
 def _build_pots_kernel(
     hand_start: Int64Array,
-    put_in: Int64Array,
+    total_in: Int64Array,
     folded: npt.NDArray[np.bool_],
     mucked: npt.NDArray[np.bool_],
+    dead: Int64Array,
 ) -> tuple[
     Int64Array, Int64Array, Int64Array, Int64Array, Int64Array, npt.NDArray[np.bool_]
 ]:
     hands = hand_start.shape[0] - 1
-    players = put_in.shape[0]
+    players = total_in.shape[0]
+    # A dead blind is no part of its poster's bet: levels come from the live chips, and the
+    # dead ones go to the hand's main pot.
+    put_in = total_in - dead
     # At most one pot per player still in: allocate for the worst case, trim at the end.
     pot_hand = np.empty(players + hands, dtype=np.int64)
     pot_index = np.empty(players + hands, dtype=np.int64)
@@ -109,6 +113,8 @@ def _build_pots_kernel(
             contributors = 0
             for p in range(first, last):
                 part = min(put_in[p], level) - min(put_in[p], previous)
+                if k == 0:
+                    part += dead[p]
                 amount += part
                 if part > 0:
                     contributors += 1
@@ -130,18 +136,20 @@ def _build_pots_kernel(
             previous = level
         # Dead money above the highest live level (a folded player who put in more than anyone
         # still in) belongs to the last pot: the players left contest it.
-        dead = 0
+        above = 0
         for p in range(first, last):
-            dead += max(put_in[p] - previous, 0)
-        if dead > 0:
+            above += max(put_in[p] - previous, 0)
+            if levels.shape[0] == 0:
+                above += dead[p]
+        if above > 0:
             if levels.shape[0] > 0:
-                pot_amount[pots - 1] += dead
+                pot_amount[pots - 1] += above
                 pot_contested[pots - 1] = True
             else:
                 # Everyone folded: nobody is eligible, the chips are reported as an orphan pot.
                 pot_hand[pots] = h
                 pot_index[pots] = 0
-                pot_amount[pots] = dead
+                pot_amount[pots] = above
                 eligible_start[pots + 1] = used
                 pots += 1
     return (
@@ -159,19 +167,25 @@ def build_pots(
     put_in: Int64Array,
     folded: npt.NDArray[np.bool_],
     mucked: npt.NDArray[np.bool_] | None = None,
+    dead: Int64Array | None = None,
 ) -> PotTable:
     """Main and side pots of every hand from each player's total contribution.
 
     ``folded`` players (a fold, or a muck at showdown) can win nothing; ``mucked`` ones among
-    them still mark a pot level with their contribution.
+    them still mark a pot level with their contribution. ``dead``: the part of each
+    contribution that is a dead blind (a missed small blind posted on return): no part of the
+    poster's bet, it goes to the main pot.
     """
     if mucked is None:
         mucked = np.zeros(len(put_in), dtype=np.bool_)
+    if dead is None:
+        dead = np.zeros(len(put_in), dtype=np.int64)
     hand, index, amount, eligible_start, eligible, contested = _build_pots_kernel(
         np.ascontiguousarray(hand_start, dtype=np.int64),
         np.ascontiguousarray(put_in, dtype=np.int64),
         np.ascontiguousarray(folded, dtype=np.bool_),
         np.ascontiguousarray(mucked, dtype=np.bool_),
+        np.ascontiguousarray(dead, dtype=np.int64),
     )
     return PotTable(hand, index, amount, eligible_start, eligible, contested)
 

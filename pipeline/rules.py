@@ -87,6 +87,9 @@ class Contender:
     hole_cards
         The player's hole cards as card codes (``rank * 4 + suit``), four in Omaha (five in
         5-card Omaha and Courchevel: the best hand then uses two of the five); None if unknown.
+    dead
+        The part of ``put_in`` that is a dead blind (a missed small blind posted on return):
+        no part of the player's bet, it goes to the main pot.
     """
 
     seat: int
@@ -94,6 +97,7 @@ class Contender:
     put_in: int
     folded: bool
     hole_cards: tuple[int, ...] | None
+    dead: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +242,8 @@ def _check_contenders(contenders: Sequence[Contender]) -> None:
     for contender in contenders:
         if contender.put_in < 0:
             raise ValueError(f"{contender.player!r} put in a negative amount ({contender.put_in})")
+        if not 0 <= contender.dead <= contender.put_in:
+            raise ValueError(f"{contender.player!r}: dead blind {contender.dead} not within put_in")
 
 
 def build_pots(contenders: Sequence[Contender]) -> list[Pot]:
@@ -269,14 +275,19 @@ def build_pots(contenders: Sequence[Contender]) -> list[Pot]:
         return []
     # A live player who put nothing in still wins a pot of dead money when nobody else is
     # left, so an all-zero hand gets one level at 0 holding everything.
-    levels = sorted({c.put_in for c in live if c.put_in > 0}) or [0]
+    # A dead blind is no part of its poster's bet: levels come from the live chips, and the
+    # dead ones go to the main pot.
+    bet = {c.player: c.put_in - c.dead for c in contenders}
+    levels = sorted({bet[c.player] for c in live if bet[c.player] > 0}) or [0]
     pots: list[Pot] = []
     previous = 0
     for index, level in enumerate(levels):
-        amount = sum(max(0, min(c.put_in, level) - previous) for c in contenders)
+        amount = sum(max(0, min(bet[c.player], level) - previous) for c in contenders)
+        if index == 0:
+            amount += sum(c.dead for c in contenders)
         if index == len(levels) - 1:
-            amount += sum(max(0, c.put_in - level) for c in contenders)
-        eligible = tuple(c.player for c in live if c.put_in >= level)
+            amount += sum(max(0, bet[c.player] - level) for c in contenders)
+        eligible = tuple(c.player for c in live if bet[c.player] >= level)
         pots.append(Pot(index=index, amount=amount, eligible=eligible))
         previous = level
     return pots
@@ -443,6 +454,7 @@ def settle(
     players_dealt: int | None = None,
     saw_flop: bool = True,
     profile: SiteProfile = PROFILES["pokerstars"],
+    pot_rakes: Sequence[int] | None = None,
 ) -> Settlement:
     """Pay every pot of a hand the way the rules say.
 
@@ -464,6 +476,10 @@ def settle(
         Whether the hand reached the flop (no flop, no drop).
     profile
         Site parameters: the split unit and the rake schedule.
+    pot_rakes
+        The rake each pot gives, main pot first, where the site's way of taking it is known
+        (`pipeline.payouts.running_total_rake`, `printed_pot_rake`); default: the main pot
+        first (K4).
 
     Returns
     -------
@@ -506,7 +522,16 @@ def settle(
         rake = compute_rake(total, dealt, saw_flop, profile.rake)
     if not 0 <= rake <= total:
         raise ValueError(f"rake {rake} is not between 0 and the pot ({total})")
-    pots = _take_rake(build_pots(contenders), rake)
+    pots = build_pots(contenders)
+    if pot_rakes is None:
+        pots = _take_rake(pots, rake)
+    else:
+        if len(pot_rakes) != len(pots) or sum(pot_rakes) != rake:
+            raise ValueError(f"pot rakes {list(pot_rakes)} do not share the rake {rake} by pot")
+        pots = [
+            Pot(index=pot.index, amount=pot.amount - taken, eligible=pot.eligible)
+            for pot, taken in zip(pots, pot_rakes, strict=True)
+        ]
 
     by_player = {contender.player: contender for contender in contenders}
     by_seat = {contender.seat: contender.player for contender in contenders}
@@ -562,10 +587,13 @@ def settle_tables(
         if hand_actions is None or hand_seats is None:
             continue
         put_in: dict[str, int] = {}
+        dead: dict[str, int] = {}
         out: set[str] = set()
         for player, kind, amount in hand_actions.select("player", "kind", "amount").iter_rows():
             if kind in PUT_IN_KINDS:
                 put_in[player] = put_in.get(player, 0) + amount
+                if kind == "post_dead":
+                    dead[player] = dead.get(player, 0) + amount
             elif kind == "uncalled_return":
                 put_in[player] = put_in.get(player, 0) - amount
             elif kind in ("fold", "muck"):
@@ -577,6 +605,7 @@ def settle_tables(
                 put_in.get(player, 0),
                 player in out,
                 None if cards is None or len(cards) != 4 else tuple(cards),
+                dead.get(player, 0),
             )
             for seat, player, cards in hand_seats.select("seat", "player", "hole_cards").iter_rows()
         ]

@@ -699,3 +699,69 @@ def replay_in_pokerkit(
         while streets and state.can_deal_board():  # everyone all in: run the board out
             state.deal_board(text(streets.pop(0)))
     return [final - start for final, start in zip(state.stacks, stacks, strict=True)]
+
+
+# -- dead blinds --------------------------------------------------------------------------------
+
+
+def test_a_dead_blind_is_no_part_of_its_posters_bet() -> None:
+    """A missed small blind posted on return (10, dead) with a live big blind: its poster
+    matched the caller's 1,695 live chips, so there is no side pot of his 10; the dead chips
+    are in the main pot, which the caller wins whole (PokerNow hand 110, 0.10 of 40.00)."""
+    contenders = [
+        Contender(1, "returner", 1705, False, cards("Kd Qc 9s 5h"), dead=10),
+        Contender(2, "caller", 1695, False, cards("As 2d 3c Kh")),
+        Contender(3, "folder", 495, True, None),
+    ]
+    pots = build_pots(contenders)
+    assert [(pot.amount, pot.eligible) for pot in pots] == [(3895, ("returner", "caller"))]
+    # Read as a bet, the 10 was a side pot the returner took back.
+    as_bet = [Contender(c.seat, c.player, c.put_in, c.folded, c.hole_cards) for c in contenders]
+    assert [pot.amount for pot in build_pots(as_bet)] == [3885, 10]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3_000), st.integers(0, 40), st.booleans()),
+        min_size=2,
+        max_size=7,
+    )
+)
+def test_dead_blinds_conserve_chips_and_the_kernel_agrees(
+    rows: list[tuple[int, int, bool]],
+) -> None:
+    """Pots with dead blinds hold every chip put in, and the audit's compiled pot builder
+    gives the same pots as this reference."""
+    import numpy as np
+
+    from pipeline import payouts
+
+    # A player still in with live chips: without one, the pots are nobody's to win.
+    rows = [(max(rows[0][0], 1), rows[0][1], False), *rows[1:]]
+    contenders = [
+        Contender(seat, f"p{seat}", live + dead, folded, None, dead=dead)
+        for seat, (live, dead, folded) in enumerate(rows, 1)
+    ]
+    total = sum(c.put_in for c in contenders)
+    pots = build_pots(contenders)
+    assert sum(pot.amount for pot in pots) == total
+    table = payouts.build_pots(
+        np.array([0, len(rows)], dtype=np.int64),
+        np.array([c.put_in for c in contenders], dtype=np.int64),
+        np.array([c.folded for c in contenders], dtype=np.bool_),
+        dead=np.array([c.dead for c in contenders], dtype=np.int64),
+    )
+    assert int(table.amount.sum()) == total
+    live = [pot for pot in pots if pot.amount > 0]
+    kernel = [
+        (
+            int(amount),
+            tuple(contenders[p].player for p in table.eligible[start:end]),
+        )
+        for amount, start, end in zip(
+            table.amount, table.eligible_start[:-1], table.eligible_start[1:], strict=True
+        )
+        if amount > 0
+    ]
+    assert kernel == [(pot.amount, tuple(sorted(pot.eligible, key=lambda n: int(n[1:])))) for pot in live]
