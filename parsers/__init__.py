@@ -17,6 +17,7 @@ from parsers.ipoker import IPokerParser
 from parsers.kingsclub import KingsClubParser
 from parsers.merge import MergeParser
 from parsers.microgaming import MicrogamingParser
+from parsers.ohh import OhhParser
 from parsers.ongame import OnGameParser
 from parsers.pacific import PacificParser
 from parsers.partypoker import PartyPokerParser
@@ -57,6 +58,7 @@ PARSERS: tuple[SiteParser, ...] = (
     MicrogamingParser(),
     IPokerParser(),
     IgtParser(),  # JSON: one hand object per line
+    OhhParser(),  # JSON: {"ohh": ...} objects, one line each or pretty-printed
 )
 
 
