@@ -573,7 +573,8 @@ def _replay_kernel(
             for other in range(first, first + count):
                 if not folded[other] and not all_in[other]:
                     players_in += 1
-            if limit[h] == FIXED_LIMIT:
+            # A fixed-limit hand whose bet sizes were not printed (OHH names none) is not judged.
+            if limit[h] == FIXED_LIMIT and unit > 0:
                 full = high + unit
                 completed = level + unit
                 counted = True

@@ -206,6 +206,23 @@ def test_fixed_limit_bet_of_the_wrong_size() -> None:
 
 
 @needs_corpus
+def test_fixed_limit_bets_are_not_judged_without_bet_sizes() -> None:
+    """A fixed-limit hand whose bet sizes were not printed (an OHH hand names none): the same
+    wrong bet is no finding, since nothing says what one bet is."""
+    text = edit(
+        hand(FIXED_LIMIT),
+        ("Player_8: bets $10", "Player_8: bets $8"),
+        ("Player_7: calls $10", "Player_7: calls $8"),
+    )
+    tables = tables_of(text)
+    tables["hands"] = tables["hands"].with_columns(
+        small_bet=pl.lit(None, dtype=pl.Int64), big_bet=pl.lit(None, dtype=pl.Int64)
+    )
+    sizes = betting_findings(**tables).filter(pl.col("kind").is_in(["bet_size", "raise_cap"]))
+    assert sizes.is_empty(), sizes
+
+
+@needs_corpus
 def test_fixed_limit_preflop_raise_of_the_wrong_size() -> None:
     text = edit(
         hand(FIXED_LIMIT),
