@@ -578,9 +578,10 @@ def _compare(
     The sums and line counts are compared on integer keys for every player; the lines
     themselves (lists) are only gathered for the few rows that need them.
     """
-    recorded = collections.filter(~pl.col("hand_row").is_in(unevaluable_rows)).with_columns(
-        board_index=pl.col("board_index").fill_null(0)
-    )
+    # A line that pays nothing ("collected 0.00 from pot" after a walk) is no payment.
+    recorded = collections.filter(
+        ~pl.col("hand_row").is_in(unevaluable_rows) & (pl.col("amount").fill_null(-1) != 0)
+    ).with_columns(board_index=pl.col("board_index").fill_null(0))
     pot_unknown = np.zeros(hands.height, dtype=bool)
     pot_unknown[recorded.filter(pl.col("pot_index").is_null())["hand_row"].to_numpy()] = True
     expected = payouts.with_columns(

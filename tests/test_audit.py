@@ -264,3 +264,22 @@ def test_an_unmatched_bet_returned_without_a_line_is_wording_not_money() -> None
         "beta: folds\n", "beta: folds\nUncalled bet (60) returned to gamma\n"
     )
     assert audit_texts(printed).height == 0
+
+
+@needs_corpus
+def test_a_line_that_pays_nothing_is_no_payment() -> None:
+    """PokerNow prints "collected 0.00 from pot" when everyone folds to a lone big blind: a
+    recorded line of 0 to a player the rules pay nothing is no unexpected winner."""
+    result = parse_bytes(corpus_hand(CASH, "35875034981").encode(), "zero.txt")
+    assert result is not None
+    tables = {name: pl.from_arrow(result.tables[name]) for name in TABLES}
+    collections = tables["collections"]
+    paid = set(collections["player"])
+    loser = next(p for p in tables["seats"]["player"] if p not in paid)
+    zero = collections.head(1).with_columns(player=pl.lit(loser), amount=pl.lit(0, dtype=pl.Int64))
+    tables["collections"] = pl.concat([collections, zero])
+    assert audit_tables(**tables).discrepancies.height == 0  # type: ignore[arg-type]
+    one = zero.with_columns(amount=pl.lit(1, dtype=pl.Int64))
+    tables["collections"] = pl.concat([collections, one])
+    kinds = set(audit_tables(**tables).discrepancies["kind"])  # type: ignore[arg-type]
+    assert "unexpected_winner" in kinds
