@@ -384,6 +384,7 @@ def _audit(
         pots, rake_by_pot(pots, rake, each_pot), hands, rules, rake_schedule
     )
     spare_sites = [s for s in hands["site"].unique().to_list() if _profile(s).low_spare_to_high]
+    apart_sites = [s for s in hands["site"].unique().to_list() if _profile(s).tied_halves_apart]
     split = split_pots(
         pots,
         rake,
@@ -395,6 +396,7 @@ def _audit(
         each_pot,
         pot_rake,
         hands["site"].is_in(spare_sites).to_numpy(),
+        hands["site"].is_in(apart_sites).to_numpy(),
     )
     allin_equity = _allin_equity(
         hands, seats, players, actions, matched, pots, pot_rake, units, boards, split

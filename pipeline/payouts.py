@@ -259,13 +259,16 @@ def settle_board(
     out_amount: Int64Array,
     rows: int,
     spare_to_high: bool = False,
+    halves_apart: bool = False,
 ) -> int:
     """Pay one board's ``share`` of a pot among its eligible ``players`` (P2-P7); the payment
     rows are written from ``rows`` on and the next free row is returned. Shared by the audit's
     split and the all-in equity (`pipeline.equity`), so both follow the same rules.
 
     ``spare_to_high``: the units a low half shared by tied players cannot split evenly go to
-    the high half instead of one each to the first low winners (Bovada)."""
+    the high half instead of one each to the first low winners (Bovada). ``halves_apart``: the
+    same players tying both halves share each half on its own, not the whole pot (P6), so the
+    first of them gets each half's spare unit (PokerNow)."""
     if players.shape[0] == 1 and (high[players[0], board] < 0 or not showed[players[0]]):
         # Uncontested and unseen: one payment. A lone player who showed still gets
         # the pot as high and low halves when a low qualifies, as sites print it.
@@ -287,7 +290,7 @@ def settle_board(
             if high_winners[w] != low_winners[w]:
                 same = False
                 break
-    if same and high_winners.shape[0] > 1:
+    if same and high_winners.shape[0] > 1 and not halves_apart:
         return _share(share, high_winners, step, pot, board, 2, out_pot, out_board,
                       out_half, out_player, out_amount, rows)
     share_units = share // step
@@ -314,6 +317,7 @@ def _split_kernel(
     low: npt.NDArray[np.int32],
     showed: npt.NDArray[np.bool_],
     spare_to_high: npt.NDArray[np.bool_],
+    halves_apart: npt.NDArray[np.bool_],
 ) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array, Int64Array]:
     pots = pot_hand.shape[0]
     capacity = eligible.shape[0] * 4 + pots * 4 + 16
@@ -335,7 +339,7 @@ def _split_kernel(
             share = board_share(amount, step, board_count, b)
             rows = settle_board(share, players, high, low, showed, step, q, b, out_pot,
                                 out_board, out_half, out_player, out_amount, rows,
-                                spare_to_high[h])
+                                spare_to_high[h], halves_apart[h])
     return (
         out_pot[:rows],
         out_board[:rows],
@@ -461,6 +465,12 @@ def _proportional(amounts: list[int], rake: int, contested: list[bool]) -> list[
     return shares
 
 
+def _per_hand_flags(flags: npt.NDArray[np.bool_] | None, hands: int) -> npt.NDArray[np.bool_]:
+    if flags is None:
+        return np.zeros(hands, dtype=np.bool_)
+    return np.ascontiguousarray(flags, dtype=np.bool_)
+
+
 def running_total_rake(
     amounts: Sequence[int], contested: Sequence[bool], rake: int, rake_upto: Callable[[int], int]
 ) -> list[int] | None:
@@ -520,6 +530,7 @@ def split_pots(
     each_pot: npt.NDArray[np.bool_] | None = None,
     pot_rake: Int64Array | None = None,
     spare_to_high: npt.NDArray[np.bool_] | None = None,
+    halves_apart: npt.NDArray[np.bool_] | None = None,
 ) -> PayoutTable:
     """Payments of every pot under the hi/lo rules.
 
@@ -538,8 +549,9 @@ def split_pots(
     pot_rake:
         Per pot: the rake it gives, where the caller has worked it out (`running_total_rake`,
         `printed_pot_rake`); otherwise `rake_by_pot` of ``rake`` and ``each_pot``.
-    spare_to_high:
-        Per hand: a tied low half's spare units go to the high half (`settle_board`).
+    spare_to_high, halves_apart:
+        Per hand: a tied low half's spare units go to the high half; the same players tying
+        both halves share each half on its own (`settle_board`).
     """
     pot, board, half, player, amount = _split_kernel(
         pots.hand,
@@ -553,8 +565,7 @@ def split_pots(
         np.ascontiguousarray(high, dtype=np.int32),
         np.ascontiguousarray(low, dtype=np.int32),
         np.ascontiguousarray(showed, dtype=np.bool_),
-        np.zeros(len(rake), dtype=np.bool_)
-        if spare_to_high is None
-        else np.ascontiguousarray(spare_to_high, dtype=np.bool_),
+        _per_hand_flags(spare_to_high, len(rake)),
+        _per_hand_flags(halves_apart, len(rake)),
     )
     return PayoutTable(pot, board, half, player, amount)

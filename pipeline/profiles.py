@@ -137,6 +137,10 @@ class SiteProfile:
         Whether the units a low half shared by tied players cannot split evenly go to the high
         half's winner instead of one each to the first low winners clockwise (payout-rules P5):
         Bovada, in both corpus hands with a tied low and an odd unit.
+    tied_halves_apart
+        Whether the same players tying both halves share each half on its own (the first of
+        them clockwise getting each half's spare unit) instead of the whole pot evenly (P6):
+        PokerNow, which prints one line per half and player.
     sole_pots_printed
         Whether a pot only one player can win (the others put chips in and folded) is printed
         when that player takes it; KingsClub gives it back without a line, as it does an
@@ -158,6 +162,7 @@ class SiteProfile:
     blinds_in_collected: bool = False
     sole_pots_printed: bool = True
     low_spare_to_high: bool = False
+    tied_halves_apart: bool = False
 
     def __post_init__(self) -> None:
         if self.payout_lines not in PAYOUT_LINES:

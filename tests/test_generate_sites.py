@@ -401,3 +401,48 @@ def test_low_spare_to_high_conserves_money(
             usual.amount[(usual.pot == pot) & (usual.half == payouts.HALF_HIGH)].sum()
         )
         assert 0 <= gained < unit * max(1, len(lows))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_showdowns())
+def test_tied_halves_apart_conserve_money(
+    case: tuple[list[int], list[bool], list[int], list[int], int, int],
+) -> None:
+    """With the same players tying both halves sharing each half on its own (PokerNow), every
+    chip after rake is still paid, each pot to the same total, and each player gets within
+    one unit a half of what sharing the whole pot gives."""
+    import numpy as np
+
+    from pipeline import payouts
+
+    put_in, folded, high, low, rake, unit = case
+    count = len(put_in)
+    table = payouts.build_pots(
+        np.array([0, count], dtype=np.int64),
+        np.array(put_in, dtype=np.int64),
+        np.array(folded, dtype=np.bool_),
+    )
+
+    def split(apart: bool) -> dict[tuple[int, int], int]:
+        result = payouts.split_pots(
+            table,
+            np.array([rake], dtype=np.int64),
+            np.array([unit], dtype=np.int64),
+            np.array([1], dtype=np.int64),
+            np.array([[value, -1] for value in high], dtype=np.int32),
+            np.array([[value, 0] for value in low], dtype=np.int32),
+            np.ones(count, dtype=np.bool_),
+            halves_apart=np.array([apart]),
+        )
+        paid: dict[tuple[int, int], int] = {}
+        for pot, player, amount in zip(result.pot, result.player, result.amount, strict=True):
+            paid[(int(pot), int(player))] = paid.get((int(pot), int(player)), 0) + int(amount)
+        return paid
+
+    shared, apart = split(False), split(True)
+    assert sum(apart.values()) == sum(shared.values()) == sum(put_in) - rake
+    for pot in range(len(table.amount)):
+        in_pot = [key for key in shared if key[0] == pot]
+        assert sum(apart.get(key, 0) for key in in_pot) == sum(shared[key] for key in in_pot)
+    for key, amount in shared.items():
+        assert abs(apart.get(key, 0) - amount) <= 2 * unit
