@@ -23,6 +23,7 @@ from parsers.pacific import PacificParser
 from parsers.partypoker import PartyPokerParser
 from parsers.phh import PhhParser
 from parsers.pkr import PkrParser
+from parsers.pokernow import PokerNowParser
 from parsers.pokerstars import PokerStarsParser
 from parsers.winamax import WinamaxParser
 from parsers.wpn import WpnParser
@@ -52,6 +53,7 @@ PARSERS: tuple[SiteParser, ...] = (
     AbsoluteParser(),
     EntractionParser(),
     PhhParser(),
+    PokerNowParser(),  # CSV log: its header line ``entry,at,order`` is its own
     # Structured formats (XML, JSON): each sniffs its own hand element, so their order is free.
     MergeParser(),
     BossParser(),
