@@ -17,7 +17,7 @@ A parser that parses a batch of small files in one pass (``parse_files``, as ing
 is also measured on ``SMALL_FILES`` files of 20 to 120 hands: the batch against the same files
 parsed one by one (the baseline), in the same child.
 
-Goal (issue 18): ≥ 50,000 hands/s per core for every text site; XML/JSON ≥ 10× 500–800.
+Goal: ≥ 50,000 hands/s per core for every text site; XML/JSON ≥ 10× 500–800.
 
 Run with ``python -m bench parsers``; ``HILO_PARSERS_SITES=pokerstars,bovada`` limits the sites.
 """

@@ -62,7 +62,7 @@ def table_from_frame(frame: pl.DataFrame, table: str) -> pa.Table:
     schema = HAND_TABLES[table] if table in HAND_TABLES else REJECTS
     if table == "hands":
         # Only Omaha Hi/Lo hands are kept (other games are counted as skipped), so every row
-        # is the one game, named as DESIGN.md names it whatever the site printed.
+        # is the one game, named as docs/architecture.md names it whatever the site printed.
         frame = frame.with_columns(game=pl.lit(GAME_CODE))
     arrow = frame.select(schema.names).to_arrow()
     return arrow.cast(schema)

@@ -480,7 +480,7 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(EXIT_FATAL)
 
 
-# -- stats and query (issue 6) --------------------------------------------------------------------
+# -- stats and query ------------------------------------------------------------------------------
 
 if TYPE_CHECKING:
     import polars as pl
@@ -705,7 +705,7 @@ def _text_table(frame: pl.DataFrame) -> str:
     return "\n".join(body) + "\n"
 
 
-# -- report (issue 10) ----------------------------------------------------------------------------
+# -- report ---------------------------------------------------------------------------------------
 
 
 @app.command()

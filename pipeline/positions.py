@@ -1,8 +1,8 @@
 """Table positions (BTN, SB, BB, UTG .. CO) of the players dealt into each hand.
 
 Positions count clockwise from the button over the players dealt in (sitting-out seats are
-skipped), with the labels of stats-definitions.md §4 for 2 to 10 players. Heads-up, the button
-is the small blind.
+skipped), with the labels of docs/stats.md ("Conventions") for 2 to 10 players. Heads-up, the
+button is the small blind.
 """
 
 from __future__ import annotations

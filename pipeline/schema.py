@@ -1,4 +1,4 @@
-"""Canonical Arrow schemas of the hilo dataset (see DESIGN.md, "Canonical tables").
+"""Canonical Arrow schemas of the hilo dataset (see docs/architecture.md, "Canonical tables").
 
 Every parser produces these columns and every stage reads them. Money is int64 in the hand's
 minor unit (cents for cash, chips for tournaments and play money); cards are ``rank * 4 + suit``

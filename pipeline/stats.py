@@ -477,7 +477,7 @@ def open_database(
         connection.execute("begin transaction")
         sources = register_sources(connection, root)
         load_models(connection, sources, facts=None if facts is None else fact_paths(root, facts))
-        # Before issue 19 the file held the facts as a table and a fingerprint of them.
+        # A file written by an older hilo held the facts as a table and a fingerprint of them.
         connection.execute("drop table if exists hilo_state")
         connection.execute("commit")
     except BaseException:

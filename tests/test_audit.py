@@ -115,7 +115,7 @@ def test_high_half_paid_to_the_second_best_hand() -> None:
 @needs_corpus
 def test_scoop_with_a_qualifying_low_printed_as_one_line() -> None:
     # #35875159084: Hero scoops with a low: PokerStars prints 233 + 232. One 465 line is the
-    # same money to the same player in other lines: wording, not a money finding (issue 17).
+    # same money to the same player in other lines: wording, not a money finding.
     hand = corpus_hand(CASH, "35875159084")
     faulted = hand.replace(
         "Hero collected $2.33 from pot\nHero collected $2.32 from pot",

@@ -1,4 +1,4 @@
-"""The button check against real PokerStars button movements (issue 17).
+"""The button check against real PokerStars button movements.
 
 ``../shared/reference/data/stars-button-pairs.tsv.gz`` holds 31,560 consecutive same-table pairs
 of real hands with both buttons and the seats dealt into each hand. Every clean pair is played

@@ -1,4 +1,4 @@
-"""The ``hilo`` command line (issue 2).
+"""The ``hilo`` command line.
 
 Summary line, exit codes, ``run``, and crash safety of a killed ``hilo ingest``.
 """

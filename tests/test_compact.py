@@ -1,4 +1,4 @@
-"""Compaction of many small parts into few large ones (issue 9).
+"""Compaction of many small parts into few large ones.
 
 A dataset is ingested from a generated archive in three runs of one file per task, so each
 partition holds many small parts. Compaction must keep every row, cut the file count, change

@@ -1,4 +1,4 @@
-"""The pipeline on a Dask cluster (issue 9).
+"""The pipeline on a Dask cluster.
 
 A local cluster of two worker processes ingests and audits a generated archive; the dataset
 must be the one a local run makes, byte for byte in the part files, also when a task fails

@@ -1,4 +1,4 @@
-"""Tests of the hi/lo evaluator (issue 3).
+"""Tests of the hi/lo evaluator.
 
 Kernel vs scalar reference, edge families, validation, table cache, and PokerStars wording
 against the real corpus.

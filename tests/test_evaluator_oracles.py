@@ -1,4 +1,4 @@
-"""Cross-checks of the hi/lo evaluator (issue 3) against independent libraries.
+"""Cross-checks of the hi/lo evaluator against independent libraries.
 
 - pokerkit hand classes (test-only oracle): same order and ties for high and for low, and
   the same deals with a qualifying low.

@@ -1,4 +1,4 @@
-"""Every registered parser keeps its contract under hostile input (issue #11, fuzzing).
+"""Every registered parser keeps its contract under hostile input (fuzzing).
 
 The contract (`tests.fuzzing.check_result`): no exception escapes; ``hands_found == parsed +
 skipped + rejected`` and every recognised hand start is accounted to a hand; every reject has a
@@ -425,8 +425,9 @@ def test_two_hundred_players_are_quarantined_with_a_reason(seeds: Seeds) -> None
 
 @needs_corpus
 def test_two_hundred_players_of_a_one_line_json_hand_stay_one_hand(seeds: Seeds) -> None:
-    """Found in session 12: on IGT's one-line hand the mutator cloned the whole line, so one
-    mutated hand became 201 hands (a 50-hand fuzz block grew to 137 MB and 14,450 hands)."""
+    """The harness's own bug, found by the IGT fuzz run: on IGT's one-line hand the mutator
+    cloned the whole line, so one mutated hand became 201 hands (a 50-hand fuzz block grew to
+    137 MB and 14,450 hands). The 200 players now go inside the one line."""
     hand = own_hands(seeds, "igt")[0]
     data = (MUTATORS["many_players"](hand, random.Random(0), []) + "\n").encode()
     result = parsers.parse_bytes(data, "many.json")

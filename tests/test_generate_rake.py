@@ -487,8 +487,8 @@ def test_default_schedule_is_the_shipped_generated_file(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_twenty_thousand_hands_with_over_and_under_charges(tmp_path: Path) -> None:
-    """Issue 17 item 5: 20,000 PokerStars cash hands (limit mix) raked by the schedule, over-
-    and under-charges injected: precision and recall of the ``rake`` findings are 1.0."""
+    """20,000 PokerStars cash hands (limit mix) raked by the schedule, over- and
+    under-charges injected: precision and recall of the ``rake`` findings are 1.0."""
     schedule = write_schedule(tmp_path, SCHEDULE)
     started = time.perf_counter()
     out = tmp_path / "pokerstars"

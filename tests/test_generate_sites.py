@@ -320,7 +320,7 @@ def test_unit_split_conserves_money_and_matches_the_audit(
 @pytest.mark.slow
 @pytest.mark.parametrize("site", list(SITES))
 def test_twenty_thousand_fixed_limit_hands_with_capped_streets(tmp_path: Path, site: str) -> None:
-    """Issue 16: a clean fixed-limit archive, PokerStars' with ``Betting is capped`` after each
+    """A clean fixed-limit archive, PokerStars' with ``Betting is capped`` after each
     fourth bet, ingests with no reject and no note, audits with no finding, and its statistics
     facts equal the ground truth."""
     from pipeline.stats import open_database

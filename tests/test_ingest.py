@@ -1,4 +1,4 @@
-"""The ingest engine (issue 2).
+"""The ingest engine.
 
 Real PokerStars corpus, archives, bad files, idempotency, determinism, streaming in blocks,
 orphan clean-up and failure isolation.
@@ -591,7 +591,7 @@ def test_ingest_on_a_dask_cluster(tmp_path: Path, stars_files: list[Path]) -> No
     assert part_files(local) == part_files(remote)
 
 
-# --- bounded memory and the month partitions (issue 9) ---------------------------------------
+# --- bounded memory and the month partitions -------------------------------------------------
 
 
 def test_a_task_holds_a_bounded_number_of_rows(

@@ -1,4 +1,4 @@
-"""Unrecognised lines without money or cards end in `notes`, end to end (issue 16).
+"""Unrecognised lines without money or cards end in `notes`, end to end.
 
 Ingest stores them with the commit protocol of the other hand tables, counts them on the
 summary line, lists their most frequent shapes on standard error, and the report shows the

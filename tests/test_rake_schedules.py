@@ -1,4 +1,4 @@
-"""Rake schedules as data (issue 17): the TOML format, its errors, and the audit judging by it."""
+"""Rake schedules as data: the TOML format, its errors, and the audit judging by it."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from pipeline.rake_schedules import ScheduleError, ScheduleRule, load_schedule
 TABLES = ("hands", "seats", "actions", "collections", "showdowns")
 HANDS = Path(__file__).parent / "test_stats_hands" / "lo8_limit.txt"
 
-# The file of issue 17, as it was given: it must be accepted and mean exactly this.
+# The example schedule the format was specified with, as given: it must be accepted and mean
+# exactly this.
 ISSUE_EXAMPLE = """
 [[rule]]
 site = "pokerstars"        # optional: every site when absent

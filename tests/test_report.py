@@ -1,4 +1,4 @@
-"""``hilo report`` (issue 10): one self-contained, safe HTML page with the right numbers.
+"""``hilo report``: one self-contained, safe HTML page with the right numbers.
 
 A small generated archive has its busiest players renamed to hostile names, its tables and files
 given names with markup; it is ingested, audited and reported on. The page is opened in headless

@@ -1,4 +1,4 @@
-"""Scalar rules reference (issue 4): the hand-worked cases of payout-rules.md and properties.
+"""Scalar rules reference: the hand-worked cases of payout-rules.md and properties.
 
 Expected amounts below are worked out by hand from payout-rules.md P1-P9 and K1-K4 (the
 arithmetic is in the comments), never produced by the code under test. Where the rules document

@@ -1,4 +1,4 @@
-"""The rules reference against every real PokerStars Omaha Hi/Lo hand in the corpus (issue 4).
+"""The rules reference against every real PokerStars Omaha Hi/Lo hand in the corpus.
 
 Each hand is rebuilt from the parsed tables (contributions from the actions, hole cards from
 the seats, the recorded rake: audit mode) and settled with `pipeline.rules.settle`; the result

@@ -1,4 +1,4 @@
-"""Player statistics (issue 6): the sql/ models, `pipeline.stats` and ``hilo stats``/``query``.
+"""Player statistics: the sql/ models, `pipeline.stats` and ``hilo stats``/``query``.
 
 The hands in ``tests/test_stats_hands/`` were written for these tests in PokerStars' format
 (``pl8_6max.txt``: pot limit $0.01/$0.02, table 'Test I' 6-max plus one heads-up hand at

@@ -1,7 +1,7 @@
-"""Stored per-part facts (issue 19): incremental, fingerprinted, kill-safe, same on Dask.
+"""Stored per-part facts: incremental, fingerprinted, kill-safe, same on Dask.
 
 The reference everywhere is the one-pass computation of the models over the whole dataset
-(``open_database(..., stored_facts=False)``: the code path of before issue 19).
+(``open_database(..., stored_facts=False)``: the code path before facts were stored per part).
 """
 
 from __future__ import annotations

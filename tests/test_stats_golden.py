@@ -1,4 +1,4 @@
-"""Statistics against goldens computed by the code before issue 19 (``tests/golden_stats/``).
+"""Statistics against goldens computed by older code (``tests/golden_stats/``).
 
 The goldens were written by ``compute_stats(..., counts=True)`` of main at 1c54d3a (one pass of
 the models over a DuckDB table, a player = a screen name over all sites) for a generated archive

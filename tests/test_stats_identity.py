@@ -1,4 +1,4 @@
-"""Player identity (issue 19): a player is (site, screen name); aliases merge accounts."""
+"""Player identity: a player is (site, screen name); aliases merge accounts."""
 
 from __future__ import annotations
 

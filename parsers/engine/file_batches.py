@@ -1,10 +1,10 @@
 """Whole small files parsed together: one parse of a batch, one result per file.
 
 A text parse costs some hundred column operations whatever its size (100-200 ms for the
-PartyPoker family, measured session 14), and players' folders hold one small file per table
-session, so ingest hands a parser a batch of small files at once (`parse_files`). Each file's
-rows and accounting are still its own: the files' hands are numbered in order, and `finish_files`
-cuts the tables at the first hand of each file.
+PartyPoker family), and players' folders hold one small file per table session, so ingest hands
+a parser a batch of small files at once (`parse_files`). Each file's rows and accounting are
+still its own: the files' hands are numbered in order, and `finish_files` cuts the tables at the
+first hand of each file.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ``truth_payouts`` and ``truth_hands.rake`` are what the rules say (never the faulted text);
 ``truth_faults`` lists what was deliberately recorded wrong; ``truth_players`` is the
 generator's own record of what every seated player did, counted the way the statistics layer
-defines it (stats-definitions.md §2), with money as the text records it. Its ``dealt_in`` rows
+defines it (docs/stats.md), with money as the text records it. Its ``dealt_in`` rows
 are exactly the players the text deals in; a player seated but sitting out has a row with
 ``dealt_in`` false (no flags, nothing put in or won) whether or not the site's text lists the
 seat: PokerStars and PartyPoker cash tables leave such players out of the seat lines, the
@@ -274,7 +274,7 @@ class TruthColumns:
     def _player_columns(
         self, ids: pa.Array, hand_saw_flop: Sequence[bool], hand_showdown: Sequence[bool]
     ) -> dict[str, Any]:
-        """The columns of ``truth_players`` (stats-definitions.md §2)."""
+        """The columns of ``truth_players`` (counted as docs/stats.md defines them)."""
         hand_of_row = np.repeat(np.arange(len(self.player_rows)), self.player_rows)
         rows = len(self.names)
         dealt_in = np.fromiter(self.dealt_in, np.bool_, rows)

@@ -1,7 +1,7 @@
-"""Forms real files print that hilo's parsers once quarantined (issue 16), one test per form.
+"""Forms real files print that hilo's parsers once quarantined, one test per form.
 
 The hands are the site tests' templates with the real line put in, quoted from real files
-outside the corpus (``../shared/reference/real-site-evidence.md`` and the issue's list).
+outside the corpus (the shared reference's ``real-site-evidence.md`` among them).
 """
 
 from __future__ import annotations
