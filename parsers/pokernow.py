@@ -365,6 +365,9 @@ class PokerNowParser(XmlHandParser):
         payout_lines="per_half",
         rake_printed=False,
         uncalled_printed=True,
+        # Two players tying both halves of 120.22 get 30.06 + 30.06 and 30.05 + 30.05: each
+        # half is shared on its own (hand 139 of the corpus log YCw_8yzk...).
+        tied_halves_apart=True,
     )
 
     # -- the SiteParser protocol -------------------------------------------------------------

@@ -187,10 +187,11 @@ def keyed_betting_findings(
     from pipeline.audit_outputs import FINDING_SCHEMA
 
     rules = _hand_rules(hands)
-    players = _participants(seats, matched, hands.height)
-    marks = _replay(hands, rules, players, seats, actions, kind_code, matched)
+    straddles = _straddles(hands, actions, kind_code)
+    players = _participants(seats, matched, hands.height, straddles)
+    marks = _replay(hands, rules, players, seats, actions, kind_code, matched, straddles)
     findings = [
-        _blind_findings(hands, rules, actions, kind_code),
+        _blind_findings(hands, rules, actions, kind_code, straddles),
         _size_findings(marks),
         _cap_findings(marks),
         _pot_limit_findings(marks),
@@ -237,6 +238,20 @@ def _hand_rules(hands: pl.DataFrame) -> pl.DataFrame:
     ).join(rules, on=["site", "is_tournament"], how="left", maintain_order="left")
 
 
+def _straddles(hands: pl.DataFrame, actions: pl.DataFrame, kind_code: Int64Array) -> BoolArray:
+    """Per action row: a straddle, a second live big blind of twice the big blind posted
+    beside one of the big blind (PokerNow's ``posts a straddle of 0.50`` at 0.10/0.25): the
+    bet to match preflop, whose poster acts last before the flop."""
+    big_blind = hands["big_blind"].fill_null(0).to_numpy()[actions["hand_row"].to_numpy()]
+    amount = actions["amount"].fill_null(0).to_numpy()
+    is_big = kind_code == POST_BB
+    plain = np.zeros(hands.height, dtype=np.bool_)
+    plain[actions["hand_row"].to_numpy()[is_big & (amount == big_blind)]] = True
+    return is_big & (big_blind > 0) & (amount == 2 * big_blind) & plain[
+        actions["hand_row"].to_numpy()
+    ]
+
+
 @dataclasses.dataclass(frozen=True)
 class _Participants:
     """Players dealt in, one per seat row with an action, clockwise from the button (CSR).
@@ -251,15 +266,21 @@ class _Participants:
     stack: Int64Array
     posted_small_blind: BoolArray
     posted_big_blind: BoolArray
+    straddled: BoolArray
 
 
-def _participants(seats: pl.DataFrame, matched: MatchedActions, hands: int) -> _Participants:
+def _participants(
+    seats: pl.DataFrame, matched: MatchedActions, hands: int, straddles: BoolArray
+) -> _Participants:
     seat_rows = np.flatnonzero(matched.acted).astype(np.int64)
     hand = seats["hand_row"].to_numpy()[seat_rows]
     start = hand_offsets(hand, hands)
     turn_of_seat = np.full(seats.height, -1, dtype=np.int64)
     turn_of_seat[seat_rows] = np.arange(len(seat_rows)) - start[hand]
     stack = seats["stack_start"].fill_null(np.iinfo(np.int64).max).to_numpy()
+    straddled = np.zeros(seats.height, dtype=np.bool_)
+    straddlers = matched.seat_row[straddles]
+    straddled[straddlers[straddlers >= 0]] = True
     return _Participants(
         seat_row=seat_rows,
         start=start,
@@ -267,12 +288,13 @@ def _participants(seats: pl.DataFrame, matched: MatchedActions, hands: int) -> _
         stack=np.ascontiguousarray(stack[seat_rows], dtype=np.int64),
         posted_small_blind=matched.posted_small_blind[seat_rows],
         posted_big_blind=matched.posted_big_blind[seat_rows],
+        straddled=straddled[seat_rows],
     )
 
 
 @numba.njit(cache=True)
 def _preflop_first_turn_kernel(
-    start: Int64Array, small_blind: BoolArray, big_blind: BoolArray
+    start: Int64Array, small_blind: BoolArray, big_blind: BoolArray, straddled: BoolArray
 ) -> Int64Array:
     hands = start.shape[0] - 1
     first_turn = np.full(hands, -1, dtype=np.int64)
@@ -280,11 +302,24 @@ def _preflop_first_turn_kernel(
         first, dealt = start[h], start[h + 1] - start[h]
         big_blind_turn = -1
         for turn in range(dealt):
-            if big_blind[first + turn]:
+            if big_blind[first + turn] and not straddled[first + turn]:
                 big_blind_turn = turn
                 break
+        # The small blind's poster may also post a big blind he missed (a return to the
+        # table): the big blind is then the next player's.
+        if (
+            big_blind_turn == 0
+            and dealt > 2
+            and small_blind[first]
+            and big_blind[first + 1]
+            and not straddled[first + 1]
+        ):
+            big_blind_turn = 1
         if big_blind_turn == 0 or (big_blind_turn == 1 and small_blind[first]):
-            first_turn[h] = (big_blind_turn + 1) % dealt
+            turn = (big_blind_turn + 1) % dealt
+            if straddled[first + turn]:  # the straddler acts last
+                turn = (turn + 1) % dealt
+            first_turn[h] = turn
     return first_turn
 
 
@@ -294,10 +329,11 @@ def _preflop_first_turn(players: _Participants) -> Int64Array:
     The big blind is the first player clockwise from the button who posted one: the first
     player dealt (no small blind, or heads-up where the button posts the small blind) or the
     second when the first posted the small blind. Anywhere else a blind was missed or moved in
-    a way the hand does not show, and the preflop order is not judged.
+    a way the hand does not show, and the preflop order is not judged. After a straddle the
+    player left of the straddler acts first.
     """
     return _preflop_first_turn_kernel(
-        players.start, players.posted_small_blind, players.posted_big_blind
+        players.start, players.posted_small_blind, players.posted_big_blind, players.straddled
     )
 
 
@@ -322,6 +358,7 @@ def _replay(
     actions: pl.DataFrame,
     kind_code: Int64Array,
     matched: MatchedActions,
+    straddles: BoolArray,
 ) -> pl.DataFrame:
     """Run the compiled replay over every action; return the rows that broke a rule."""
     order = replay_order(actions, hands.height)
@@ -338,6 +375,12 @@ def _replay(
         rules["limit_code"].to_numpy() == FIXED_LIMIT,
         hands["small_bet"].fill_null(0).to_numpy(),
         hands["big_blind"].fill_null(0).to_numpy(),
+    )
+    # A straddle is the bet to match preflop.
+    np.maximum.at(
+        preflop_bet,
+        action_hand[straddles],
+        actions["amount"].fill_null(0).to_numpy()[straddles],
     )
 
     def ordered(values: np.ndarray) -> np.ndarray:
@@ -612,7 +655,16 @@ def _replay_kernel(
                         pot_maximum_out[row] = maximum
                 if limit[h] == POT_LIMIT or limit[h] == NO_LIMIT:
                     increment = new_total - high
-                    if not goes_all_in and increment < minimum_raise:
+                    # A raise to the most any other player still in can put in is a raise
+                    # nobody can be short of, whatever its size (PokerNow caps a raise there).
+                    covering = -1
+                    for other in range(first, first + count):
+                        if other != player and not folded[other] and not all_in[other]:
+                            covering = max(
+                                covering, street_total[other] + stack[other] - put_in[other]
+                            )
+                    covers = covering >= 0 and new_total == covering
+                    if not goes_all_in and not covers and increment < minimum_raise:
                         size_problem[row] = (
                             SIZE_BET_BELOW_MINIMUM if high == 0 else SIZE_RAISE_BELOW_MINIMUM
                         )
@@ -662,10 +714,15 @@ def _finding(kind: str, expected: pl.Expr, recorded: pl.Expr, detail: pl.Expr) -
 
 
 def _blind_findings(
-    hands: pl.DataFrame, rules: pl.DataFrame, actions: pl.DataFrame, kind_code: Int64Array
+    hands: pl.DataFrame,
+    rules: pl.DataFrame,
+    actions: pl.DataFrame,
+    kind_code: Int64Array,
+    straddles: BoolArray,
 ) -> pl.DataFrame:
-    """Posted blinds against the stakes (B1, B1x); a short all-in post is allowed."""
-    post_rows = np.flatnonzero((kind_code == POST_SB) | (kind_code == POST_BB))
+    """Posted blinds against the stakes (B1, B1x); a short all-in post and a straddle are
+    allowed."""
+    post_rows = np.flatnonzero(((kind_code == POST_SB) | (kind_code == POST_BB)) & ~straddles)
     hand = actions["hand_row"].to_numpy()[post_rows]
     posts = (
         actions[post_rows]

@@ -546,3 +546,96 @@ def test_a_log_cut_into_blocks_gives_the_same_tables(tmp_path: Path) -> None:
     assert isinstance(notes, pl.DataFrame)
     unnamed = notes.filter(pl.col("kind") == NOTE_UNATTRIBUTED_HOLE_CARDS)
     assert unnamed.height == len(whole_heroes - heroes)
+
+
+# -- the audit of what PokerNow deals -----------------------------------------------------------
+
+
+def audit_of(data: bytes) -> pl.DataFrame:
+    from pipeline.audit import audit_tables
+
+    tables = {name: frames(parse(data))[name] for name in AUDITED}
+    return audit_tables(**tables).discrepancies  # type: ignore[arg-type]
+
+
+AUDITED = ("hands", "seats", "actions", "collections", "showdowns")
+STRADDLED = [
+    "-- starting hand #9 (id: straddle009)  (Pot Limit Omaha Hi/Lo 8 or Better)"
+    f" (dealer: {BOB}) --",
+    f"Player stacks: #1 {ANN} (10.00) | #4 {BOB} (10.00) | #7 {CY} (10.00) | #9 {DEE} (10.00)",
+    f"{CY} posts a small blind of 0.10",
+    f"{DEE} posts a big blind of 0.25",
+    f"{ANN} posts a straddle of 0.50",
+    f"{BOB} calls 0.50",
+    f"{CY} folds",
+    f"{DEE} folds",
+    f"{ANN} checks",
+    "Flop:  [2♣, 7♦, K♥]",
+    f"{ANN} bets 1.35",
+    f"{BOB} raises to 5.40",
+    f"{ANN} folds",
+    f"Uncalled bet of 4.05 returned to {BOB}",
+    f"{BOB} collected 4.05 from pot",
+    "-- ending hand #9 --",
+]
+
+
+def test_a_straddle_is_the_bet_to_match_and_its_poster_acts_last() -> None:
+    """A straddle of twice the big blind is no wrong big blind; the player left of the
+    straddler acts first preflop. Acting before him is an order finding."""
+    assert audit_of(hand_log(STRADDLED)).is_empty()
+    early = [*STRADDLED]
+    early[5], early[6] = f"{CY} folds", f"{BOB} calls 0.50"
+    found = audit_of(hand_log(early))
+    assert set(found["kind"]) == {"action_order"}, found
+
+
+def test_a_raise_to_what_the_only_opponent_can_still_put_in_is_legal() -> None:
+    """PokerNow caps a raise at the most a player still in can call: ``raises to 8.37`` over a
+    7.65 bet is below a full raise but covers the bettor's 0.72 left; one cent less is a
+    raise below the minimum."""
+    hand = [
+        "-- starting hand #10 (id: covering010)  (Pot Limit Omaha Hi/Lo 8 or Better)"
+        f" (dealer: {ANN}) --",
+        f"Player stacks: #1 {ANN} (48.70) | #7 {CY} (12.02)",
+        f"{ANN} posts a small blind of 0.10",
+        f"{CY} posts a big blind of 0.25",
+        f"{ANN} calls 0.25",
+        f"{CY} checks",
+        "Flop:  [K♦, 8♣, 2♥]",
+        f"{CY} bets 0.50",
+        f"{ANN} raises to 3.40",
+        f"{CY} calls 3.40",
+        "Turn: K♦, 8♣, 2♥ [4♦]",
+        f"{CY} bets 7.65",
+        f"{ANN} raises to 8.37",
+        f"{CY} calls 8.37 and go all in",
+        f"{ANN} shows a K♥, K♠, 7♦, 3♣.",
+        f"{CY} shows a Q♦, J♦, 10♦, 9♦.",
+        "River: K♦, 8♣, 2♥, 4♦ [6♠]",
+        f"{ANN} collected 24.04 from pot with hi hand with three of a kind kings"
+        " (combination: K♥, K♠, K♦, 8♣, 2♥)",
+        "-- ending hand #10 --",
+    ]
+    assert audit_of(hand_log(hand)).filter(pl.col("kind") == "bet_size").is_empty()
+    short = [line.replace("raises to 8.37", "raises to 8.36") for line in hand]
+    short = [line.replace("calls 8.37 and go all in", "calls 8.36") for line in short]
+    short = [line.replace("collected 24.04", "collected 24.02") for line in short]
+    found = audit_of(hand_log(short)).filter(pl.col("kind") == "bet_size")
+    assert found["player"].to_list() == ["aaaaaaaaaa"]
+
+
+@needs_corpus
+def test_the_corpus_audit_finds_no_money_and_no_rule_broken(
+    corpus_results: dict[str, ParseResult],
+) -> None:
+    """Every O8 hand of the 28 logs audited as PokerNow pays and deals: no money or rules
+    finding (straddles, returning players' blinds, raises capped at what a player can call,
+    "collected 0.00", halves tied by the same players shared one by one)."""
+    from pipeline.audit import audit_tables
+
+    parts = [frames(result) for result in corpus_results.values()]
+    tables = {name: pl.concat([part[name] for part in parts]) for name in AUDITED}
+    found = audit_tables(**tables).discrepancies  # type: ignore[arg-type]
+    serious = found.filter(pl.col("severity").is_in(["money", "rules"]))
+    assert serious.is_empty(), serious
