@@ -179,7 +179,10 @@ def _seed_hands(parser: SiteParser, data: bytes) -> tuple[list[str], int]:
             hand if hand.startswith("[") else f"[{number:05d}]\n{hand}"
             for number, hand in enumerate(hands)
         ]
-    if len(hands) > 1 and _parsed(parser, hands[0].encode("utf-8")) == 0 and _parsed(parser, data):
+    # A file whose first hands are another game (a PokerNow session opens with hold'em) is
+    # judged by its first hand that is Omaha Hi/Lo.
+    alone = any(_parsed(parser, hand.encode("utf-8")) for hand in hands)
+    if len(hands) > 1 and not alone and _parsed(parser, data):
         return [decode_lines(data).lines.str.join("\n").item()], len(hands)
     return hands, len(hands)
 
