@@ -43,6 +43,7 @@ from parsers.engine.structured import (
     XmlHandParser,
     cached_when_short,
     collector_paused,
+    json_depth,
     small_number,
 )
 from parsers.engine.xml_safe import MAX_DEPTH
@@ -157,9 +158,9 @@ def _shallow_export(document: Any) -> tuple[dict[str, str], list[dict[str, Any]]
     """`_exported_parts` of a document as `_read_document` unwraps it, or None.
 
     What `_exported_parts` accepts is nested at most `_EXPORT_DEPTH` deep, so such a document
-    (inside a one-hand ``history`` at most) needs no `_depth` walk: it is below `MAX_DEPTH`.
+    (inside a one-hand ``history`` at most) needs no `json_depth` walk: it is below `MAX_DEPTH`.
     `_exported_parts` itself reads a fixed few levels only, without recursion, so a hostile
-    document is safe to look at first; any other goes through `_depth` as before.
+    document is safe to look at first; any other goes through `json_depth` as before.
     """
     if type(document) is not dict:
         return None
@@ -170,7 +171,7 @@ def _shallow_export(document: Any) -> tuple[dict[str, str], list[dict[str, Any]]
 
 
 def _refuse_deep(document: Any) -> None:
-    if _depth(document) > MAX_DEPTH:
+    if json_depth(document, MAX_DEPTH) > MAX_DEPTH:
         raise HandProblem(f"unsafe JSON: nested deeper than {MAX_DEPTH}")
 
 
@@ -308,7 +309,7 @@ def _exported_item(item: Any, tag: str | None, keys: frozenset[str]) -> dict[str
         elif key in ("result", "winCard") and type(value) is list:
             # Not kept (the winning five cards), so not read: shallow ones only, as
             # `_EXPORT_DEPTH` counts on (links as in ``card``, 3 deep, seen without a walk).
-            if not _plain_links(value) and _depth(value) > _SKIPPED_DEPTH:
+            if not _plain_links(value) and json_depth(value, MAX_DEPTH) > _SKIPPED_DEPTH:
                 return None
             continue
         else:
@@ -387,12 +388,12 @@ def _history_hands(
     hands = document.get("history") if isinstance(document, dict) else None
     if not isinstance(hands, list) or len(hands) < 2 or len(document) != 1:
         parts = _shallow_export(document)
-        if parts is None and _depth(document) > MAX_DEPTH:
+        if parts is None and json_depth(document, MAX_DEPTH) > MAX_DEPTH:
             return [text]  # refused when the line is read as a hand, as `_load` refuses it
         if decoded is not None:
             decoded.setdefault(bare, []).append(_decoded_document(document, parts))
         return [text]
-    if _depth(document) > MAX_DEPTH:
+    if json_depth(document, MAX_DEPTH) > MAX_DEPTH:
         return [text]
     # Several hands in one document: each is read on its own, its text re-written compactly
     # (a rejected one keeps that text, at the document's offset).
@@ -521,25 +522,6 @@ def _parse(text: str) -> Any:
     except RecursionError:
         raise HandProblem(f"unsafe JSON: nested deeper than {MAX_DEPTH}") from None
     return document
-
-
-def _depth(value: Any) -> int:
-    """Nesting depth (a value inside a list or object is one level deeper), level by level
-    without recursion (a hostile document must not exhaust the stack); stops counting past
-    `MAX_DEPTH`."""
-    deepest, level = 1, [value]
-    while deepest <= MAX_DEPTH:
-        below: list[Any] = []
-        for item in level:
-            if type(item) is dict:
-                below.extend(item.values())
-            elif type(item) is list:
-                below.extend(item)
-        if not below:
-            break
-        level = below
-        deepest += 1
-    return deepest
 
 
 @cached_when_short(64, maxsize=4096)  # a file repeats the same few keys

@@ -89,8 +89,10 @@ from parsers.engine.structured import (
     check_board,
     collection_row,
     drop_winner_mucks,
+    json_depth,
     largest_posts,
     seat_row,
+    unmatched_top,
 )
 from parsers.engine.xml_safe import MAX_DEPTH
 from pipeline.profiles import SiteProfile
@@ -163,8 +165,6 @@ _MONEY_KINDS = {
 _SILENT_KINDS = {"Fold": "fold", "Check": "check"}
 _CARD_ACTIONS = ("Dealt Cards", "Shows Cards", "Mucks Cards")
 _NOTE_ACTIONS = ("Added Chips", "Sits Down", "Stands Up", "Player Adjustment")
-_LIVE_KINDS = ("post_sb", "post_bb", "bet", "raise", "call")
-_DEAD_KINDS = ("ante", "post_dead")
 _VERSION = re.compile(r"([0-9]{1,4})\.([0-9]{1,4})(?:\.[0-9]{1,4})?")
 _CURRENCY = re.compile(r"[A-Z]{3}")
 
@@ -242,7 +242,7 @@ class OhhParser(XmlHandParser):
             decoded, self._decoded = self._decoded, None
         assert decoded is not None
         document = decoded[1]
-        if _depth(document) > MAX_DEPTH:
+        if json_depth(document, MAX_DEPTH) > MAX_DEPTH:
             raise HandProblem(f"unsafe JSON: nested deeper than {MAX_DEPTH}")
         record, notes = _Reader().read(document)
         if notes:
@@ -259,23 +259,6 @@ def _integer(text: str) -> int | Decimal:
 # NaN and Infinity (not JSON, but Python's reader takes them) become Decimals too, so the field
 # that holds one is named when it is refused.
 _DECODER = json.JSONDecoder(parse_float=Decimal, parse_int=_integer, parse_constant=Decimal)
-
-
-def _depth(value: Any) -> int:
-    """Nesting depth, level by level without recursion; stops counting past `MAX_DEPTH`."""
-    deepest, level = 1, [value]
-    while deepest <= MAX_DEPTH:
-        below: list[Any] = []
-        for item in level:
-            if type(item) is dict:
-                below.extend(item.values())
-            elif type(item) is list:
-                below.extend(item)
-        if not below:
-            break
-        level = below
-        deepest += 1
-    return deepest
 
 
 def render(value: Any) -> str:
@@ -762,40 +745,26 @@ class _Reader:
 
 
 def _return_uncalled(record: HandRecord, pot: int) -> None:
-    """Write out the uncalled bet the pots leave out (the spec has no action for it).
-
-    What the actions put in beyond the pots' total can only be the unmatched top of the
-    largest live contribution: it is an ``uncalled_return`` of that player, after the last
-    action of their last street, when it fits there; any other difference is left for the
-    audit's chip-conservation check.
-    """
-    put_in = 0
-    live: dict[str, int] = {}
-    last_row: dict[str, int] = {}
-    for position, row in enumerate(record.actions):
-        kind = row["kind"]
-        if kind in _LIVE_KINDS:
-            put_in += row["amount"]
-            live[row["player"]] = live.get(row["player"], 0) + row["amount"]
-            last_row[row["player"]] = position
-        elif kind in _DEAD_KINDS:
-            put_in += row["amount"]
-    excess = put_in - pot
-    if excess <= 0 or not live:
+    """Write out the uncalled bet the pots leave out (the spec has no action for it): an
+    ``uncalled_return`` of the unmatched top (`unmatched_top`), after the last action of its
+    owner's last street."""
+    top = unmatched_top(record, pot)
+    if top is None:
         return
-    ranked = sorted(live.items(), key=lambda item: item[1], reverse=True)
-    player, largest = ranked[0]
-    second = ranked[1][1] if len(ranked) > 1 else 0
-    if excess > largest - second:
-        return
-    street = record.actions[last_row[player]]["street"]
+    player, excess = top
+    last = max(
+        position
+        for position, row in enumerate(record.actions)
+        if row["player"] == player and row["kind"] in ("post_sb", "post_bb", "call", "bet", "raise")
+    )
+    street = record.actions[last]["street"]
     after = max(
         (
             position
             for position, row in enumerate(record.actions)
             if row["street"] == street and not row.get("showdown")
         ),
-        default=last_row[player],
+        default=last,
     )
     record.actions.insert(
         after + 1,

@@ -359,14 +359,10 @@ def test_twenty_thousand_fixed_limit_hands_with_capped_streets(tmp_path: Path, s
         assert joined.filter(pl.col(mine).ne_missing(pl.col(theirs))).height == 0, mine
 
 
-@settings(max_examples=300, deadline=None)
-@given(_showdowns())
-def test_low_spare_to_high_conserves_money(
-    case: tuple[list[int], list[bool], list[int], list[int], int, int],
-) -> None:
-    """With a tied low's spare units paid to the high half (Bovada), every chip after rake is
-    still paid, each pot to the same total; the low winners of a pot get equal shares, and
-    only the pot's high winners get more than the usual split gives them."""
+def _audit_split(
+    case: tuple[list[int], list[bool], list[int], list[int], int, int], **flags: bool
+) -> tuple[object, object]:
+    """The audit's split of one showdown's pots (`_showdowns`), with the site flags given."""
     import numpy as np
 
     from pipeline import payouts
@@ -378,20 +374,32 @@ def test_low_spare_to_high_conserves_money(
         np.array(put_in, dtype=np.int64),
         np.array(folded, dtype=np.bool_),
     )
+    split = payouts.split_pots(
+        table,
+        np.array([rake], dtype=np.int64),
+        np.array([unit], dtype=np.int64),
+        np.array([1], dtype=np.int64),
+        np.array([[value, -1] for value in high], dtype=np.int32),
+        np.array([[value, 0] for value in low], dtype=np.int32),
+        np.ones(count, dtype=np.bool_),
+        **{name: np.array([value]) for name, value in flags.items()},
+    )
+    return table, split
 
-    def split(spare_to_high: bool) -> payouts.PayoutTable:
-        return payouts.split_pots(
-            table,
-            np.array([rake], dtype=np.int64),
-            np.array([unit], dtype=np.int64),
-            np.array([1], dtype=np.int64),
-            np.array([[value, -1] for value in high], dtype=np.int32),
-            np.array([[value, 0] for value in low], dtype=np.int32),
-            np.ones(count, dtype=np.bool_),
-            spare_to_high=np.array([spare_to_high]),
-        )
 
-    usual, spared = split(False), split(True)
+@settings(max_examples=300, deadline=None)
+@given(_showdowns())
+def test_low_spare_to_high_conserves_money(
+    case: tuple[list[int], list[bool], list[int], list[int], int, int],
+) -> None:
+    """With a tied low's spare units paid to the high half (Bovada), every chip after rake is
+    still paid, each pot to the same total; the low winners of a pot get equal shares, and
+    only the pot's high winners get more than the usual split gives them."""
+    from pipeline import payouts
+
+    put_in, _, _, _, rake, unit = case
+    table, usual = _audit_split(case, spare_to_high=False)
+    _, spared = _audit_split(case, spare_to_high=True)
     assert int(spared.amount.sum()) == int(usual.amount.sum()) == sum(put_in) - rake
     for pot in range(len(table.amount)):
         assert spared.amount[spared.pot == pot].sum() == usual.amount[usual.pot == pot].sum()
@@ -410,38 +418,19 @@ def test_tied_halves_apart_conserve_money(
 ) -> None:
     """With the same players tying both halves sharing each half on its own (PokerNow), every
     chip after rake is still paid, each pot to the same total, and each player gets within
-    one unit a half of what sharing the whole pot gives."""
-    import numpy as np
+    two units what sharing the whole pot gives."""
+    put_in, _, _, _, rake, unit = case
 
-    from pipeline import payouts
+    def paid(apart: bool) -> dict[tuple[int, int], int]:
+        _, split = _audit_split(case, halves_apart=apart)
+        totals: dict[tuple[int, int], int] = {}
+        for pot, player, amount in zip(split.pot, split.player, split.amount, strict=True):
+            totals[(int(pot), int(player))] = totals.get((int(pot), int(player)), 0) + int(amount)
+        return totals
 
-    put_in, folded, high, low, rake, unit = case
-    count = len(put_in)
-    table = payouts.build_pots(
-        np.array([0, count], dtype=np.int64),
-        np.array(put_in, dtype=np.int64),
-        np.array(folded, dtype=np.bool_),
-    )
-
-    def split(apart: bool) -> dict[tuple[int, int], int]:
-        result = payouts.split_pots(
-            table,
-            np.array([rake], dtype=np.int64),
-            np.array([unit], dtype=np.int64),
-            np.array([1], dtype=np.int64),
-            np.array([[value, -1] for value in high], dtype=np.int32),
-            np.array([[value, 0] for value in low], dtype=np.int32),
-            np.ones(count, dtype=np.bool_),
-            halves_apart=np.array([apart]),
-        )
-        paid: dict[tuple[int, int], int] = {}
-        for pot, player, amount in zip(result.pot, result.player, result.amount, strict=True):
-            paid[(int(pot), int(player))] = paid.get((int(pot), int(player)), 0) + int(amount)
-        return paid
-
-    shared, apart = split(False), split(True)
+    shared, apart = paid(False), paid(True)
     assert sum(apart.values()) == sum(shared.values()) == sum(put_in) - rake
-    for pot in range(len(table.amount)):
+    for pot in {key[0] for key in shared}:
         in_pot = [key for key in shared if key[0] == pot]
         assert sum(apart.get(key, 0) for key in in_pot) == sum(shared[key] for key in in_pot)
     for key, amount in shared.items():

@@ -29,6 +29,7 @@ from parsers.engine.structured import (
     paired_stakes,
     seat_row,
     small_number,
+    unmatched_top,
 )
 
 __all__ = ["read_boss_hand"]
@@ -53,8 +54,6 @@ NOT_SHOWN = ("$(STR_BY_DEFAULT)", "$(STR_G_MUCK)")
 HIDDEN = "b"
 _SILENT = {"ACTION_FOLD": "fold", "ACTION_CHECK": "check"}
 _PAYING = {"ACTION_CALL": "call", "ACTION_BET": "bet", "ACTION_RAISE": "raise"}
-_LIVE_KINDS = frozenset(("post_sb", "post_bb", "call", "bet", "raise"))
-_DEAD_KINDS = frozenset(("post_dead", "ante"))
 
 
 def read_boss_hand(
@@ -242,29 +241,9 @@ def _derive_uncalled_return(record: HandRecord, pot: int, street: int) -> None:
     called). It is recorded as an ``uncalled_return`` [derived] when it fits there; any other
     difference is left for the audit's chip-conservation check.
     """
-    put_in = 0
-    live: dict[str, int] = {}  # dead blinds and antes never match a bet
-    for row in record.actions:
-        kind = row["kind"]
-        if kind in _LIVE_KINDS:
-            amount = row["amount"]
-            put_in += amount
-            player = row["player"]
-            live[player] = live.get(player, 0) + amount
-        elif kind in _DEAD_KINDS:
-            put_in += row["amount"]
-    excess = put_in - pot
-    if excess <= 0 or not live:
-        return
-    ranked = sorted(live.items(), key=lambda item: item[1], reverse=True)
-    largest_player, largest = ranked[0]
-    second = ranked[1][1] if len(ranked) > 1 else 0
-    if excess <= largest - second:
+    top = unmatched_top(record, pot)
+    if top is not None:
+        player, excess = top
         record.actions.append(
-            {
-                "street": street,
-                "player": largest_player,
-                "kind": "uncalled_return",
-                "amount": excess,
-            }
+            {"street": street, "player": player, "kind": "uncalled_return", "amount": excess}
         )

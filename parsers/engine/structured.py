@@ -56,12 +56,14 @@ __all__ = [
     "collection_row",
     "collector_paused",
     "drop_winner_mucks",
+    "json_depth",
     "largest_posts",
     "minor_units",
     "paired_stakes",
     "read_element",
     "seat_row",
     "small_number",
+    "unmatched_top",
 ]
 
 # An amount in plain ASCII digits (`minor_units`' fast path): whole part, decimals.
@@ -278,6 +280,52 @@ def paired_stakes(
         "big_bet": big if fixed else None,
         "ante": posted["ante"],
     }
+
+
+_LIVE_KINDS = frozenset(("post_sb", "post_bb", "call", "bet", "raise"))
+_DEAD_KINDS = frozenset(("post_dead", "ante"))  # dead blinds and antes never match a bet
+
+
+def unmatched_top(record: HandRecord, pot: int) -> tuple[str, int] | None:
+    """The player and chips of an uncalled bet a site hands back without a word, from the pot
+    it printed: whatever the actions put in beyond ``pot`` can only be the unmatched top of the
+    largest live contribution; None when there is no such excess or it does not fit there (a
+    difference the audit's chip-conservation check then reports)."""
+    put_in = 0
+    live: dict[str, int] = {}
+    for row in record.actions:
+        kind = row["kind"]
+        if kind in _LIVE_KINDS:
+            put_in += row["amount"]
+            live[row["player"]] = live.get(row["player"], 0) + row["amount"]
+        elif kind in _DEAD_KINDS:
+            put_in += row["amount"]
+    excess = put_in - pot
+    if excess <= 0 or not live:
+        return None
+    ranked = sorted(live.items(), key=lambda item: item[1], reverse=True)
+    player, largest = ranked[0]
+    second = ranked[1][1] if len(ranked) > 1 else 0
+    return (player, excess) if excess <= largest - second else None
+
+
+def json_depth(value: Any, most: int) -> int:
+    """Nesting depth of a decoded JSON value (a value inside a list or object is one level
+    deeper), level by level without recursion (a hostile document must not exhaust the
+    stack); stops counting past ``most``."""
+    deepest, level = 1, [value]
+    while deepest <= most:
+        below: list[Any] = []
+        for item in level:
+            if type(item) is dict:
+                below.extend(item.values())
+            elif type(item) is list:
+                below.extend(item)
+        if not below:
+            break
+        level = below
+        deepest += 1
+    return deepest
 
 
 def drop_winner_mucks(record: HandRecord) -> None:

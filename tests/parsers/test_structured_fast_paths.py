@@ -24,7 +24,13 @@ from hypothesis import strategies as st
 import parsers
 from parsers import igt
 from parsers.columns import MAX_MINOR_UNITS
-from parsers.engine.structured import HandProblem, SkippedGame, minor_units, small_number
+from parsers.engine.structured import (
+    HandProblem,
+    SkippedGame,
+    json_depth,
+    minor_units,
+    small_number,
+)
 from parsers.engine.xml_safe import (
     MAX_DEPTH,
     MAX_ELEMENTS,
@@ -163,7 +169,8 @@ def test_json_depth_limit() -> None:
     igt._load(json.dumps(_nested_json(MAX_DEPTH)))
     with pytest.raises(HandProblem, match="nested deeper"):
         igt._load(json.dumps(_nested_json(MAX_DEPTH + 1)))
-    assert igt._depth({}) == 1 and igt._depth({"a": [1]}) == 3 and igt._depth([[]]) == 2
+    assert json_depth({}, MAX_DEPTH) == 1 and json_depth({"a": [1]}, MAX_DEPTH) == 3
+    assert json_depth([[]], MAX_DEPTH) == 2
 
 
 @needs_corpus
@@ -416,7 +423,7 @@ def test_igt_cards_that_are_not_a_list_refuse_the_hand(cards: Any) -> None:
 
 
 def _old_igt_outcome(text: str) -> tuple[str, Any]:
-    """The read before the depth walk was skipped: `_load` (parse, then `_depth`) first."""
+    """The read before the depth walk was skipped: `_load` (parse, then `json_depth`) first."""
     try:
         return ("read", igt._read_document(igt._load(text)))
     except HandProblem as problem:
@@ -522,7 +529,7 @@ def test_igt_accepted_hands_stay_shallow(rng: random.Random, changes: int) -> No
         if rng.random() < 0.3 and type(container) is dict:
             container[rng.choice(["winCard", "result", key])] = _nest(rng.randint(2, 40), "list")
     if igt._exported_parts(hand) is not None:
-        assert igt._depth(hand) <= igt._EXPORT_DEPTH
+        assert json_depth(hand, MAX_DEPTH) <= igt._EXPORT_DEPTH
     text = json.dumps({"history": [hand]})
     assert _new_igt_outcome(text) == _old_igt_outcome(text)
 
