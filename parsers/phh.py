@@ -106,6 +106,9 @@ class PhhParser:
         payout_lines="per_player",
         rake_printed=False,
         uncalled_printed=True,
+        # A hand hilo exported keeps the pots its site printed net of rake (`_side_pots`):
+        # each pot's rake is then what the site took from it.
+        rake_from="running-total",
     )
 
     def sniff(self, head: str) -> bool:
@@ -616,7 +619,19 @@ def _hand_row(
         "board": board,
         "board2": _second_board(fields),
         "rake": None if rake is None else _integer(rake, "_rake", file_scale),
+        "side_pots": _side_pots(fields, file_scale),
     }
+
+
+def _side_pots(fields: dict[str, Any], scale: int) -> list[int] | None:
+    """hilo's ``_side_pots``: the pots net of rake as the source site printed them (main
+    first), which say how the rake was taken pot by pot."""
+    values = fields.get("_side_pots")
+    if values is None:
+        return None
+    if not isinstance(values, list) or not 2 <= len(values) <= 16:
+        raise PhhError("field '_side_pots' is not a list of 2 to 16 amounts")
+    return [_integer(value, "_side_pots", scale) for value in values]
 
 
 def _second_board(fields: dict[str, Any]) -> list[int] | None:
@@ -865,6 +880,7 @@ _HAND_SCHEMA = {
     "board": pl.List(pl.UInt8),
     "board2": pl.List(pl.UInt8),
     "rake": pl.Int64,
+    "side_pots": pl.List(pl.Int64),
 }
 _SEAT_SCHEMA = {
     "hand": pl.Int32,

@@ -9,7 +9,8 @@ and renamed; ``.phhs`` files of an earlier export that this one does not write a
 Amounts are integers in the hand's minor unit (``_money_scale`` says which: 100 = cents), so no
 decimal fraction is ever rounded. What PHH has no field for is kept in user-defined fields
 (underscore names, which PHH readers ignore): the source site and hand id, the limit, sitting-out
-players, dead blinds, the hero, shows after an uncontested pot (``_after_hand``).
+players, dead blinds, the hero, the pots the site printed net of rake (``_side_pots``), shows
+after an uncontested pot (``_after_hand``).
 """
 
 from __future__ import annotations
@@ -268,6 +269,8 @@ def _section(hand: dict[str, Any], parts: dict[str, list[dict[str, Any]]]) -> st
     lines += [f"{name} = {_string(value)}" for name, value in optional.items() if value is not None]
     if hand["rake"] is not None:
         lines.append(f"_rake = {hand['rake']}")
+    if hand["side_pots"]:
+        lines.append(f"_side_pots = {_integers(hand['side_pots'])}")
     if hand["board2"]:
         lines.append(f"_board2 = {_string(_cards(hand['board2'], len(hand['board2'])))}")
     if any(dead):

@@ -51,6 +51,7 @@ HAND_COLUMNS = [
     "board",
     "board2",
     "rake",
+    "side_pots",
     "players_dealt",
 ]
 SEAT_COLUMNS = [
