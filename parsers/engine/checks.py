@@ -148,28 +148,42 @@ def card_problems(
         .sort("hand", "card")
         .select("hand", reason=pl.lit("duplicate card code ") + pl.col("card").cast(pl.String))
     )
-    # A shown card another owner holds: the board (null owner) or another player.
-    shown = showdowns.select("hand", "player", pl.col("cards").alias("card")).explode("card")
-    board_owner = pl.lit(None, dtype=pl.String).alias("player")
-    owned = pl.concat(
-        [
-            seats.select("hand", "player", pl.col("hole_cards").alias("card")).explode("card"),
-            shown,
-            board.select("hand", board_owner, "card"),
-            board2.select("hand", board_owner, "card"),
-        ],
-        how="vertical_relaxed",
+    # A card shown by a player whose hole cards are unknown (a partial show) is checked
+    # against every other owner's: the board (null owner) and the other players. Shows of
+    # known hole cards are in the check above already.
+    partly = showdowns.select("hand", "player", pl.col("cards").alias("card")).join(
+        seats.filter(pl.col("hole_cards").is_not_null()).select("hand", "player"),
+        on=["hand", "player"],
+        how="anti",
     )
-    shown_elsewhere = (
-        owned.drop_nulls("card")
-        .unique()
-        .group_by("hand", "card")
-        .len()
-        .filter(pl.col("len") > 1)
-        .join(shown.select("hand", "card"), on=["hand", "card"], how="semi")
-        .sort("hand", "card")
-        .select("hand", reason=pl.lit("duplicate card code ") + pl.col("card").cast(pl.String))
-    )
+    shown_elsewhere = pl.DataFrame(schema={"hand": hole.schema["hand"], "reason": pl.String})
+    if partly.height:
+        in_hands = partly.select("hand").unique()
+        shown = partly.explode("card")
+        board_owner = pl.lit(None, dtype=pl.String).alias("player")
+        owned = pl.concat(
+            [
+                seats.join(in_hands, on="hand", how="semi")
+                .select("hand", "player", pl.col("hole_cards").alias("card"))
+                .explode("card"),
+                shown,
+                board.join(in_hands, on="hand", how="semi").select("hand", board_owner, "card"),
+                board2.join(in_hands, on="hand", how="semi").select("hand", board_owner, "card"),
+            ],
+            how="vertical_relaxed",
+        )
+        shown_elsewhere = (
+            owned.drop_nulls("card")
+            .unique()
+            .group_by("hand", "card")
+            .len()
+            .filter(pl.col("len") > 1)
+            .join(shown.select("hand", "card"), on=["hand", "card"], how="semi")
+            .sort("hand", "card")
+            .select(
+                "hand", reason=pl.lit("duplicate card code ") + pl.col("card").cast(pl.String)
+            )
+        )
     unreadable = showdowns.filter(holds_a_null(pl.col("cards"))).select(
         "hand", reason=pl.lit("unreadable shown card")
     )
