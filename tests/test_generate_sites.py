@@ -278,9 +278,6 @@ def test_unit_split_conserves_money_and_matches_the_audit(
 ) -> None:
     """The simulator's settlement in whole units pays out every chip after rake and gives each
     player, pot by pot, what the audit's independent vectorised split gives (P1-P9, P9's unit)."""
-    import numpy as np
-
-    from pipeline import payouts
     from pipeline.generate.showdown import build_pots, split_pots, take_rake
 
     put_in, folded, high, low, rake, unit = case
@@ -290,21 +287,7 @@ def test_unit_split_conserves_money_and_matches_the_audit(
     assert sum(share.amount for share in shares) == sum(put_in) - rake
     assert all(share.amount > 0 for share in shares)
 
-    count = len(put_in)
-    table = payouts.build_pots(
-        np.array([0, count], dtype=np.int64),
-        np.array(put_in, dtype=np.int64),
-        np.array(folded, dtype=np.bool_),
-    )
-    split = payouts.split_pots(
-        table,
-        np.array([rake], dtype=np.int64),
-        np.array([unit], dtype=np.int64),
-        np.array([1], dtype=np.int64),
-        np.array([[value, -1] for value in high], dtype=np.int32),
-        np.array([[value, 0] for value in low], dtype=np.int32),
-        np.ones(count, dtype=np.bool_),
-    )
+    table, split = _audit_split(case)
     audit: dict[tuple[int, int], int] = {}
     for pot, player, amount in zip(split.pot, split.player, split.amount, strict=True):
         if amount:
