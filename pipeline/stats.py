@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from pipeline.identity import Aliases, alias_lists, load_aliases
+from pipeline.statistics import STAT_COLUMNS, TABLE_COLUMNS, expand_markers
 
 if TYPE_CHECKING:
     import duckdb
@@ -85,51 +86,6 @@ ACCOUNT_FACTS = ("fct_hand_players", "fct_player_counts", "fct_player_totals")
 # DuckDB's own share of a 1 GiB process (Python, Arrow and polars take the rest); beyond it
 # large sorts and joins spill to the temporary folder. ``$HILO_DUCKDB_MEMORY`` overrides it.
 DEFAULT_MEMORY_LIMIT = "640MiB"
-# The columns `compute_stats` returns unless ``counts=True`` (which adds every numerator and
-# denominator); ``group_value`` is renamed after the ``by`` dimension.
-STAT_COLUMNS = (
-    "player",
-    "site",
-    "currency",
-    "group_value",
-    "hands",
-    "vpip",
-    "pfr",
-    "three_bet",
-    "fold_to_three_bet",
-    "fold_to_three_bet_opener",
-    "four_bet",
-    "steal",
-    "fold_to_steal",
-    "limp",
-    "cold_call",
-    "af",
-    "afq",
-    "flop_cbet",
-    "turn_cbet",
-    "fold_to_flop_cbet",
-    "fold_to_turn_cbet",
-    "flop_check_raise",
-    "check_raise",
-    "wtsd",
-    "wsd",
-    "wwsf",
-    "won_without_showdown",
-    "net_won",
-    "bb_per_100",
-    "big_bets_per_100",
-    "rake_paid",
-    "scoop_pct",
-    "high_only_pct",
-    "low_only_pct",
-    "quartered_pct",
-    "three_quartered_pct",
-    "chopped_pct",
-    "won_high_pct",
-    "won_low_pct",
-    "pot_share_at_showdown",
-)
-
 _REFERENCE = re.compile(r"\b(?:from|join)\s+([a-z_][a-z0-9_]*)", re.IGNORECASE)
 _STAKES = re.compile(
     r"^\s*[^\d/]*?(\d+(?:\.\d+)?)\s*[^\d/]*?\s*/\s*[^\d/]*?(\d+(?:\.\d+)?)\s*[A-Za-z]*\s*$"
@@ -149,7 +105,7 @@ def model_files() -> list[tuple[str, str]]:
     found: dict[str, str] = {}
     for entry in resources.files("sql").iterdir():
         if entry.name.endswith(".sql") and entry.is_file():
-            found[entry.name[: -len(".sql")]] = entry.read_text(encoding="utf-8")
+            found[entry.name[: -len(".sql")]] = expand_markers(entry.read_text(encoding="utf-8"))
     unknown = sorted(stem for stem in found if not stem.startswith(LAYERS))
     if unknown:
         raise ValueError(f"sql/ files outside the layers {LAYERS}: {unknown}")
@@ -823,22 +779,7 @@ def _update_database_views(root: Path, facts: RefreshSummary) -> None:
 
 def stats_table_columns(frame: pl.DataFrame) -> Sequence[str]:
     """The columns ``hilo stats --format table`` prints (the rest go to csv, json, parquet)."""
-    wanted = (
-        "player",
-        "site",
-        "currency",
-        *BY_DIMENSIONS,
-        "hands",
-        "vpip",
-        "pfr",
-        "three_bet",
-        "af",
-        "wtsd",
-        "wsd",
-        "net_won",
-        "bb_per_100",
-        "scoop_pct",
-    )
+    wanted = ("player", "site", "currency", *BY_DIMENSIONS, "hands", *TABLE_COLUMNS)
     seen: list[str] = []
     for column in wanted:
         if column in frame.columns and column not in seen:

@@ -24,6 +24,8 @@
 --                        dates (UTC), both included
 --   group_dimension      position, stakes, month or site
 --   minimum_hands        leave out groups with fewer hands
+-- The statistics are declared in pipeline/statistics.py: the
+-- `-- @statistics` line of final is replaced by their columns.
 -- Ratios are fractions (0..1), null without an opportunity; money columns
 -- ending in _minor are exact integers in the minor unit (cents, chips), the
 -- others are decimals in currency units. Usage:
@@ -183,62 +185,7 @@ final as (
         currency,
         group_value,
         hands,
-        vpip_hands / nullif(hands - walks, 0) as vpip,
-        pfr_hands / nullif(pfr_chances, 0) as pfr,
-        three_bets / nullif(three_bet_chances, 0) as three_bet,
-        three_bet_folds / nullif(fold_to_three_bet_chances, 0)
-            as fold_to_three_bet,
-        opener_three_bet_folds / nullif(opener_fold_to_three_bet_chances, 0)
-            as fold_to_three_bet_opener,
-        four_bets / nullif(four_bet_chances, 0) as four_bet,
-        steals / nullif(steal_chances, 0) as steal,
-        steal_folds / nullif(fold_to_steal_chances, 0) as fold_to_steal,
-        limps / nullif(limp_chances, 0) as limp,
-        cold_calls / nullif(cold_call_chances, 0) as cold_call,
-        (postflop_bets + postflop_raises) / nullif(postflop_calls, 0) as af,
-        (postflop_bets + postflop_raises)
-        / nullif(
-            postflop_bets + postflop_raises + postflop_calls + postflop_folds, 0
-        ) as afq,
-        flop_cbets / nullif(flop_cbet_chances, 0) as flop_cbet,
-        turn_cbets / nullif(turn_cbet_chances, 0) as turn_cbet,
-        flop_cbet_folds / nullif(fold_to_flop_cbet_chances, 0)
-            as fold_to_flop_cbet,
-        turn_cbet_folds / nullif(fold_to_turn_cbet_chances, 0)
-            as fold_to_turn_cbet,
-        flop_check_raises / nullif(flop_check_raise_chances, 0)
-            as flop_check_raise,
-        check_raises / nullif(check_raise_chances, 0) as check_raise,
-        showdowns / nullif(flops_seen, 0) as wtsd,
-        showdowns_won / nullif(showdowns, 0) as wsd,
-        flops_won / nullif(flops_seen, 0) as wwsf,
-        won_without_showdown_hands / hands as won_without_showdown,
-        case
-            when money_scale = 100
-                then cast(cast(net_won_minor as decimal(18, 0)) * 0.01
-                    as decimal(18, 2))
-            else cast(net_won_minor as decimal(18, 2))
-        end as net_won,
-        100 * net_won_big_blinds / hands as bb_per_100,
-        100 * net_won_big_bets / hands as big_bets_per_100,
-        case
-            when money_scale = 100
-                then cast(
-                    cast(round(rake_paid_micros / 1000000) as decimal(18, 0))
-                    * 0.01 as decimal(18, 2)
-                )
-            else cast(round(rake_paid_micros / 1000000) as decimal(18, 2))
-        end as rake_paid,
-        scoops / nullif(hilo_showdowns, 0) as scoop_pct,
-        high_only_wins / nullif(hilo_showdowns, 0) as high_only_pct,
-        low_only_wins / nullif(hilo_showdowns, 0) as low_only_pct,
-        quartered / nullif(hilo_showdowns, 0) as quartered_pct,
-        three_quartered / nullif(hilo_showdowns, 0) as three_quartered_pct,
-        chopped / nullif(hilo_showdowns, 0) as chopped_pct,
-        high_wins / nullif(hilo_showdowns, 0) as won_high_pct,
-        low_wins / nullif(hilo_showdowns, 0) as won_low_pct,
-        showdown_main_pots_collected / nullif(showdown_main_pots, 0)
-            as pot_share_at_showdown,
+        -- @statistics
         * exclude (
             player, identity_site, site, currency, group_value, hands,
             money_scale

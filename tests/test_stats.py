@@ -848,3 +848,38 @@ def test_generated_hands_match_the_generator_truth(tmp_path: Path) -> None:
     )
     actual = stats.select(expected.columns).sort("player", "currency")
     assert actual.equals(expected.cast(actual.schema)), (actual, expected)
+
+
+# -- the declarations: every statistic declared once reaches every output -----------------------------
+
+
+def test_every_declared_statistic_and_count_is_a_column(
+    dataset: Path, memory: duckdb.DuckDBPyConnection
+) -> None:
+    """`pipeline.statistics` alone declares the columns: stats, counts and labels follow it."""
+    from pipeline import statistics
+
+    plain = compute_stats(dataset, connection=memory)
+    assert tuple(plain.columns) == tuple(c for c in statistics.STAT_COLUMNS if c != "group_value")
+    with_counts = compute_stats(dataset, connection=memory, counts=True)
+    assert {count.name for count in statistics.COUNTS} <= set(with_counts.columns)
+    assert set(statistics.LABELS) >= {s.name for s in statistics.STATISTICS}
+    assert len({s.name for s in statistics.STATISTICS}) == len(statistics.STATISTICS)
+
+
+def test_docs_tables_are_the_declarations() -> None:
+    """docs/stats.md's statistics tables are generated: `python -m pipeline.statistics FILE`."""
+    from pipeline.statistics import with_docs_tables
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "stats.md"
+    text = path.read_text(encoding="utf-8")
+    assert text == with_docs_tables(text), "run: python -m pipeline.statistics docs/stats.md"
+
+
+def test_generated_model_columns_fit_the_style() -> None:
+    """The columns written into the models keep their style: one per line, ≤ 80 characters."""
+    from pipeline.statistics import counts_sql, statistics_sql
+
+    for generated in (counts_sql(), statistics_sql()):
+        assert all(len(line) <= 80 for line in generated.splitlines())
+        assert generated.rstrip().endswith(",")  # the models' columns continue after them
