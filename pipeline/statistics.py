@@ -388,6 +388,15 @@ STATISTICS: tuple[Statistic, ...] = (
         "hands",
     ),
     Statistic(
+        "saw_flop",
+        "Saw flop",
+        "flops_seen / hands",
+        (),
+        "saw the flop (in the hand when the flop came)",
+        "hands",
+        "PT4's \"Saw Flop\"; walks count in the hands.",
+    ),
+    Statistic(
         "net_won",
         "Net won",
         _money("net_won_minor"),

@@ -475,6 +475,7 @@ def test_player_ratios(dataset: Path, memory: duckdb.DuckDBPyConnection) -> None
     assert alice["wtsd"] == pytest.approx(2 / 4)
     assert alice["wsd"] == pytest.approx(1 / 2)
     assert alice["wwsf"] == pytest.approx(1 / 4)
+    assert alice["saw_flop"] == pytest.approx(4 / 10)
     assert alice["steal"] == 0.0 and alice["fold_to_steal"] == 0.0
     assert alice["net_won"] == Decimal("-1.37")
     assert alice["rake_paid"] == Decimal("0.05")  # 4.619565 cents
