@@ -7,12 +7,16 @@ by hands (or those asked for) a cumulative winnings graph with showdown and non-
 the statistics of `pipeline.stats.compute_stats`, results by position and by stakes, and the
 hi/lo breakdown of the pots the audit paid them.
 
-Safety: every user-controlled text (player, table and file names, hand text, finding details)
-goes through `html.escape` (the small builder below escapes by default: only `Safe` text is
-inserted as is). The page has no script at all, and a Content-Security-Policy that forbids
-scripts and every network fetch, so nothing from the data can run or call out even if a future
-edit forgot to escape. Charts are SVG drawn by `pipeline.report_charts`, inlined in the page
-(their texts are hilo's own labels and numbers, escaped all the same).
+Layout: `build_report` gathers the numbers (`ReportData`); `render_report` turns them into rows
+of formatted text (`Table`, `Cell`, ...) that the Jinja2 templates in
+``pipeline/report_assets/*.html.j2`` lay out, with the style sheet ``report.css`` inlined.
+
+Safety: the templates escape every value they insert (autoescape), so player, table and file
+names, hand text and finding details are shown as text. The only markup inserted as it is: the
+style sheet and the SVG charts of `pipeline.report_charts`, which escape their own texts and
+attributes and carry only hilo's labels and numbers. The page has no script at all, and a
+Content-Security-Policy that forbids scripts and every network fetch, so nothing from the data
+can run or call out even if a future edit forgot to escape.
 
 Size: a winnings curve keeps at most ``max_points`` points per player and currency, the findings
 table at most ``max_findings`` rows (a fair share per kind, with a note), so a report over
@@ -26,22 +30,24 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
-import html
 import math
 import os
 import re
 import time
 import zipfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
 import polars as pl
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 
 from pipeline.identity import ANONYMOUS_SITES
 
@@ -57,7 +63,6 @@ __all__ = [
     "REPORT_NAME",
     "ReportData",
     "ReportSummary",
-    "Safe",
     "build_report",
     "curve_indices",
     "format_money",
@@ -112,67 +117,6 @@ HAND_KEY = ["site", "hand_id"]
 _CURRENCY_CODE = re.compile(r"^[A-Z]{3,6}$")
 _RANKS = "23456789TJQKA"
 _SUITS = "cdhs"
-
-
-# -- escaping -------------------------------------------------------------------------------------
-
-
-class Safe(str):
-    """Text that is already HTML (made by this module); everything else gets escaped."""
-
-    __slots__ = ()
-
-
-def escape(value: object) -> Safe:
-    """Return ``value`` as HTML text: `Safe` unchanged, anything else through `html.escape`.
-
-    >>> print(escape("<script>alert('x') & \\"y\\"</script>"))
-    &lt;script&gt;alert(&#x27;x&#x27;) &amp; &quot;y&quot;&lt;/script&gt;
-    """
-    if isinstance(value, Safe):
-        return value
-    return Safe(html.escape("" if value is None else str(value), quote=True))
-
-
-def _children(items: Iterable[object]) -> Iterator[Safe]:
-    for item in items:
-        if item is None or item is False:
-            continue
-        if isinstance(item, (list, tuple)) or (
-            not isinstance(item, str) and isinstance(item, Iterator)
-        ):
-            yield from _children(item)
-        else:
-            yield escape(item)
-
-
-def tag(name: str, *children: object, **attributes: object) -> Safe:
-    """``<name attributes>children</name>`` with every attribute value and text escaped.
-
-    ``class_`` gives ``class``; underscores become dashes (``data_minor`` → ``data-minor``);
-    ``True`` gives a bare attribute; ``None``/``False`` leave it out.
-
-    >>> tag("td", "<b>", class_="num", data_minor=5)
-    '<td class="num" data-minor="5">&lt;b&gt;</td>'
-    """
-    parts = [f"<{name}"]
-    for key, value in attributes.items():
-        if value is None or value is False:
-            continue
-        attribute = key.rstrip("_").replace("_", "-")
-        if value is True:
-            parts.append(f" {attribute}")
-        else:
-            parts.append(f' {attribute}="{html.escape(str(value), quote=True)}"')
-    parts.append(">")
-    parts.extend(_children(children))
-    parts.append(f"</{name}>")
-    return Safe("".join(parts))
-
-
-def join(items: Iterable[object], separator: str = "") -> Safe:
-    """Escaped concatenation of ``items``."""
-    return Safe(escape(separator).join(_children(items)))
 
 
 # -- formatting -----------------------------------------------------------------------------------
@@ -256,56 +200,6 @@ def _sign_class(value: float | Decimal | None) -> str | None:
     if value is None:
         return "num"
     return "num neg" if value < 0 else ("num pos" if value > 0 else "num")
-
-
-def _money_cell(minor: int | None, currency: str | None, scale: int) -> Safe:
-    return tag(
-        "td",
-        format_money(minor, currency, scale),
-        class_=_sign_class(minor),
-        data_minor=None if minor is None else int(minor),
-    )
-
-
-def _num_cell(text: str, value: object = None) -> Safe:
-    return tag("td", text, class_="num", data_value=value)
-
-
-def _table(
-    headers: Sequence[tuple[str, bool]],
-    rows: Iterable[Sequence[object]],
-    *,
-    class_: str | None = None,
-    footer: Sequence[object] | None = None,
-    **attributes: object,
-) -> Safe:
-    """A table: ``headers`` are (label, is_number); a row item is a `Safe` ``<td>`` or text."""
-    head = tag(
-        "thead",
-        tag(
-            "tr", [tag("th", label, class_="num" if number else None) for label, number in headers]
-        ),
-    )
-    body_rows = []
-    for row in rows:
-        cells = [
-            item if isinstance(item, Safe) and item.startswith("<td") else tag("td", item)
-            for item in row
-        ]
-        body_rows.append(tag("tr", cells))
-    foot = None
-    if footer is not None:
-        foot = tag(
-            "tfoot",
-            tag(
-                "tr",
-                [
-                    item if isinstance(item, Safe) and item.startswith("<td") else tag("td", item)
-                    for item in footer
-                ],
-            ),
-        )
-    return tag("table", head, tag("tbody", body_rows), foot, class_=class_, **attributes)
 
 
 # -- reading the dataset --------------------------------------------------------------------------
@@ -1307,7 +1201,7 @@ def _unit_label(currency: str) -> str:
     return name if _CURRENCY_CODE.match(currency or "") or name.endswith("chips") else "units"
 
 
-def winnings_chart(curve: Curve, currency: str, scale: int) -> Safe:
+def winnings_chart(curve: Curve, currency: str, scale: int) -> Markup:
     """Cumulative winnings over hands: all hands, showdown and non-showdown lines."""
     from pipeline.report_charts import Line, line_chart
 
@@ -1324,7 +1218,7 @@ def winnings_chart(curve: Curve, currency: str, scale: int) -> Safe:
         for name in CURVE_ORDER
         if name in curve.y
     ]
-    return Safe(
+    return Markup(  # report_charts escapes every text and attribute it draws
         line_chart(
             lines,
             x_max=curve.hands,
@@ -1337,7 +1231,7 @@ def winnings_chart(curve: Curve, currency: str, scale: int) -> Safe:
     )
 
 
-def findings_chart(by_kind: pl.DataFrame) -> Safe:
+def findings_chart(by_kind: pl.DataFrame) -> Markup:
     """Findings per kind, horizontal bars (kinds are hilo's own codes, not user text)."""
     from pipeline.report_charts import Bar, bar_chart
 
@@ -1345,14 +1239,14 @@ def findings_chart(by_kind: pl.DataFrame) -> Safe:
         Bar(_safe_kind(kind), count, "#1f5fbf")
         for kind, count in zip(by_kind["kind"].to_list(), by_kind["findings"].to_list())
     ]
-    return Safe(
+    return Markup(  # report_charts escapes every text and attribute it draws
         bar_chart(
             bars, x_label="findings", label="findings by kind", width=6.4, left=1.35, margin=0.12
         )
     )
 
 
-def hilo_chart(table: pl.DataFrame) -> Safe:
+def hilo_chart(table: pl.DataFrame) -> Markup:
     """Main pots won by hi/lo outcome, horizontal bars."""
     from pipeline.report_charts import Bar, bar_chart
 
@@ -1370,7 +1264,7 @@ def hilo_chart(table: pl.DataFrame) -> Safe:
         Bar(_hilo_short(key), count, colours[key])
         for key, count in zip(shown["outcome"].to_list(), shown["pots"].to_list())
     ]
-    return Safe(
+    return Markup(  # report_charts escapes every text and attribute it draws
         bar_chart(
             bars,
             x_label="main pots won",
@@ -1398,21 +1292,127 @@ def _hilo_short(key: str) -> str:
     }[key]
 
 
-# -- the page -------------------------------------------------------------------------------------
+# -- the page: what the templates show ------------------------------------------------------------
 
 
-def _css() -> str:
-    return (resources.files("pipeline") / "report_assets" / "report.css").read_text("utf-8")
+@dataclass(frozen=True)
+class Cell:
+    """A table cell: its text, a link or a kind label, and the ``<td>``'s class and data
+    attributes (the templates escape every one)."""
+
+    text: str
+    css: str | None = None
+    data: dict[str, object] = field(default_factory=dict)  # data-NAME attributes, None left out
+    href: str | None = None  # the text is a link to this anchor of the page
+    kind: bool = False  # the text is a finding kind, drawn as a label
+
+    @property
+    def attributes(self) -> dict[str, object]:
+        return {"class": self.css, **{f"data-{name}": value for name, value in self.data.items()}}
 
 
-def _card_html(label: str, value: object, **attributes: object) -> Safe:
-    return tag(
-        "div",
-        tag("div", label, class_="label"),
-        tag("div", value, class_="value"),
-        class_="card",
-        **attributes,
+@dataclass(frozen=True)
+class Column:
+    label: str
+    numeric: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table: the columns' headers, rows of cells, an optional total row."""
+
+    columns: list[Column]
+    rows: list[list[Cell]]
+    footer: list[Cell] | None = None
+    attributes: dict[str, object] = field(default_factory=dict)  # id, class, data-currency
+
+
+@dataclass(frozen=True)
+class Card:
+    """One number of a row of cards (data-metric and data-value carry it for readers)."""
+
+    label: str
+    value: str
+    metric: str | None = None
+    number: int | None = None
+
+
+@dataclass(frozen=True)
+class HandView:
+    """A finding's hand: its key lines, every line, and where the text comes from."""
+
+    key_lines: str
+    text: str
+    lines: int
+    origin: str
+
+
+@dataclass(frozen=True)
+class FindingRow:
+    cells: list[Cell]
+    detail: str
+    hand: HandView | None
+
+
+@dataclass(frozen=True)
+class KindGroup:
+    """The findings of one kind shown, under a summary that says how many there are."""
+
+    kind: str
+    count: str
+    columns: list[Column]
+    rows: list[FindingRow]
+
+
+@dataclass(frozen=True)
+class LegendItem:
+    colour: str
+    text: str
+
+
+@dataclass(frozen=True)
+class CurrencyView:
+    """One player's results in one currency."""
+
+    currency: str
+    title: str
+    chart: Markup
+    chart_attributes: dict[str, object]
+    caption: str
+    legend: list[LegendItem]
+    stats: Table | None
+    by_position: Table
+    by_stakes: Table
+    hilo: Table | None
+    hilo_chart: Markup | None
+    allin: Table | None
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    anchor: str
+    name: str
+    note: str
+    currencies: list[CurrencyView]
+
+
+@lru_cache(maxsize=1)
+def _templates() -> Environment:
+    """The page's templates (``pipeline/report_assets/*.html.j2``); every value they insert is
+    escaped, and an undefined name is an error rather than an empty string."""
+    return Environment(
+        loader=PackageLoader("pipeline", "report_assets"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
     )
+
+
+def _css() -> Markup:
+    # hilo's own style sheet, inserted as it is: escaping would break its quoted font names.
+    return Markup((resources.files("pipeline") / "report_assets" / "report.css").read_text("utf-8"))
 
 
 def _when(value: dt.datetime | None) -> str:
@@ -1434,6 +1434,22 @@ def _stakes_text(
     )
 
 
+def _number_cell(text: str, value: object = None) -> Cell:
+    return Cell(text, "num", {"value": value})
+
+
+def _count_cell(value: int) -> Cell:
+    return _number_cell(_count(value), value)
+
+
+def _money_cell(minor: int | None, currency: str | None, scale: int) -> Cell:
+    return Cell(
+        format_money(minor, currency, scale),
+        _sign_class(minor),
+        {"minor": None if minor is None else int(minor)},
+    )
+
+
 def render_report(data: ReportData) -> str:
     """The HTML page for ``data``."""
     title = f"hilo report · {Path(data.dataset).name or data.dataset}"
@@ -1444,217 +1460,95 @@ def render_report(data: ReportData) -> str:
         )
     if data.requested_players:
         filters.append(f"players asked for: {', '.join(data.requested_players)}")
-    header = tag(
-        "header",
-        tag("h1", title),
-        tag(
-            "p",
-            f"dataset {data.dataset} · generated {data.generated_at:%Y-%m-%d %H:%M} UTC"
-            + (" · " + "; ".join(filters) if filters else ""),
-        ),
-        class_="page",
-    )
-    links = [
-        tag("a", "Overview", href="#overview"),
-        tag("a", "Audit", href="#audit"),
-        tag("a", "Players", href="#players"),
-    ]
-    links += [
-        tag("a", section.name, href=f"#player-{index}")
-        for index, section in enumerate(data.players, 1)
-    ]
-    body = [
-        header,
-        tag("nav", links, class_="toc"),
-        tag("main", _overview_html(data), _audit_html(data), _players_html(data)),
-        tag(
-            "footer",
-            "hilo · money in each currency's units, exact; charts sampled to at most "
-            f"{MAX_CURVE_POINTS:,} points per line",
-            class_="page",
-        ),
-    ]
-    policy = (
-        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-        "base-uri 'none'; form-action 'none'"
-    )
-    head = join(
-        [
-            Safe('<meta charset="utf-8">'),
-            Safe('<meta name="viewport" content="width=device-width, initial-scale=1">'),
-            Safe(f'<meta http-equiv="Content-Security-Policy" content="{policy}">'),
-            Safe('<meta name="generator" content="hilo report">'),
-            tag("title", title),
-            Safe(f"<style>\n{_css()}</style>"),
-        ],
-        "\n",
-    )
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n'
-        + head
-        + "\n</head>\n<body>\n"
-        + join(body, "\n")
-        + "\n</body>\n</html>\n"
+    links = [("Overview", "#overview"), ("Audit", "#audit"), ("Players", "#players")]
+    links += [(section.name, f"#player-{index}") for index, section in enumerate(data.players, 1)]
+    page = _templates().get_template("report.html.j2")
+    return page.render(
+        title=title,
+        css=_css(),
+        subtitle=f"dataset {data.dataset} · generated {data.generated_at:%Y-%m-%d %H:%M} UTC"
+        + (" · " + "; ".join(filters) if filters else ""),
+        links=links,
+        overview=_overview_view(data),
+        audit=_audit_view(data),
+        players=_players_view(data),
+        footer="hilo · money in each currency's units, exact; charts sampled to at most "
+        f"{MAX_CURVE_POINTS:,} points per line",
     )
 
 
-def _overview_html(data: ReportData) -> Safe:
+def _overview_view(data: ReportData) -> dict[str, Any]:
     view = data.overview
-    cards = tag(
-        "div",
-        _card_html("Hands", _count(view["hands"]), data_metric="hands", data_value=view["hands"]),
-        _card_html("Sites", _count(view["sites"]), data_metric="sites", data_value=view["sites"]),
-        _card_html(
-            "Tables", _count(view["tables"]), data_metric="tables", data_value=view["tables"]
-        ),
-        _card_html(
-            "Tournaments",
-            _count(view["tournaments"]),
-            data_metric="tournaments",
-            data_value=view["tournaments"],
-        ),
-        _card_html("First hand", _when(view["first"]), data_metric="first"),
-        _card_html("Last hand", _when(view["last"]), data_metric="last"),
-        class_="cards",
-    )
-    manifest = _table(
+    cards = [
+        Card("Hands", _count(view["hands"]), "hands", view["hands"]),
+        Card("Sites", _count(view["sites"]), "sites", view["sites"]),
+        Card("Tables", _count(view["tables"]), "tables", view["tables"]),
+        Card("Tournaments", _count(view["tournaments"]), "tournaments", view["tournaments"]),
+        Card("First hand", _when(view["first"]), "first"),
+        Card("Last hand", _when(view["last"]), "last"),
+    ]
+    manifest = Table(
         [
-            ("Files", True),
-            ("Hands parsed", True),
-            ("Skipped (other games)", True),
-            ("Rejected", True),
-            ("Unreadable files", True),
+            Column("Files", True),
+            Column("Hands parsed", True),
+            Column("Skipped (other games)", True),
+            Column("Rejected", True),
+            Column("Unreadable files", True),
         ],
         [
             [
-                _num_cell(_count(view["files"]), view["files"]),
-                _num_cell(_count(view["parsed"]), view["parsed"]),
-                _num_cell(_count(view["skipped"]), view["skipped"]),
-                _num_cell(_count(view["rejected"]), view["rejected"]),
-                _num_cell(_count(view["file_errors"]), view["file_errors"]),
+                _count_cell(view[key])
+                for key in ("files", "parsed", "skipped", "rejected", "file_errors")
             ]
         ],
-        id="manifest",
+        attributes={"id": "manifest"},
     )
-    sites = _table(
-        [("Site", False), ("Hands", True), ("First hand", False), ("Last hand", False)],
-        (
-            [site, _num_cell(_count(hands), hands), _when(first), _when(last)]
+    sites = Table(
+        [Column("Site"), Column("Hands", True), Column("First hand"), Column("Last hand")],
+        [
+            [Cell(site), _count_cell(hands), Cell(_when(first)), Cell(_when(last))]
             for site, hands, first, last in data.sites.iter_rows()
-        ),
-        id="sites",
+        ],
+        attributes={"id": "sites"},
     )
-    stakes = _stakes_table(data.stakes)
-    parts: list[object] = [
-        tag("h2", "Overview"),
-        cards,
-        tag("h3", "Input files (the files manifest)"),
-        manifest,
-    ]
-    if view["filtered"]:
-        parts.append(
-            tag(
-                "p",
-                "The manifest counts cover every ingested file; the other numbers "
-                "cover the hands of the selected days.",
-                class_="note",
-            )
-        )
-    parts.append(
-        tag(
-            "div",
-            tag("div", tag("h3", "Sites"), sites),
-            tag("div", tag("h3", "Stakes"), stakes),
-            class_="grid2",
-        )
+    rejects = Table(
+        [Column("Reason"), Column("Hands", True)],
+        [[Cell(reason), _count_cell(count)] for reason, count in data.rejects.iter_rows()],
+        attributes={"id": "rejects"},
     )
-    if data.rejects.height:
-        parts += [
-            tag("h3", "Rejected hands by reason"),
-            _table(
-                [("Reason", False), ("Hands", True)],
-                (
-                    [reason, _num_cell(_count(count), count)]
-                    for reason, count in data.rejects.iter_rows()
-                ),
-                id="rejects",
-            ),
-        ]
-    if data.note_shapes.height:
-        parts += [
-            tag("h3", "Unrecognised lines kept in notes (most frequent shapes)"),
-            _table(
-                [("Shape", False), ("Lines", True), ("Example", False)],
-                (
-                    [shape, _num_cell(_count(lines), lines), tag("td", example, class_="source")]
-                    for shape, lines, example in data.note_shapes.iter_rows()
-                ),
-                id="notes",
-            ),
-        ]
-    if data.files.height:
-        parts += [
-            tag("h3", "Files with rejected hands or errors"),
-            _table(
-                [("File", False), ("Hands", True), ("Rejected", True), ("Error", False)],
-                (
-                    [
-                        tag("td", path, class_="source"),
-                        _num_cell(_count(hands), hands),
-                        _num_cell(_count(rejected), rejected),
-                        error or "",
-                    ]
-                    for path, hands, rejected, error in data.files.select(
-                        "path", "hands", "rejected", "error"
-                    ).iter_rows()
-                ),
-                id="problem-files",
-            ),
-        ]
-        if data.files.height >= MAX_LISTED_FILES:
-            parts.append(tag("p", f"First {MAX_LISTED_FILES} files only.", class_="note"))
-    return tag("section", parts, id="overview", class_="block")
+    notes = Table(
+        [Column("Shape"), Column("Lines", True), Column("Example")],
+        [
+            [Cell(shape), _count_cell(lines), Cell(example, "source")]
+            for shape, lines, example in data.note_shapes.iter_rows()
+        ],
+        attributes={"id": "notes"},
+    )
+    files = Table(
+        [Column("File"), Column("Hands", True), Column("Rejected", True), Column("Error")],
+        [
+            [Cell(path, "source"), _count_cell(hands), _count_cell(rejected), Cell(error or "")]
+            for path, hands, rejected, error in data.files.select(
+                "path", "hands", "rejected", "error"
+            ).iter_rows()
+        ],
+        attributes={"id": "problem-files"},
+    )
+    return {
+        "cards": cards,
+        "manifest": manifest,
+        "filtered": view["filtered"],
+        "sites": sites,
+        "stakes": _stakes_table(data.stakes),
+        "rejects": rejects if rejects.rows else None,
+        "notes": notes if notes.rows else None,
+        "files": files if files.rows else None,
+        "files_capped": data.files.height >= MAX_LISTED_FILES,
+        "max_listed_files": MAX_LISTED_FILES,
+    }
 
 
-def _finding_row(row: dict[str, Any], texts: dict[tuple[str, str], HandText]) -> list[object]:
-    scale = row["money_scale"] or 1
-    money_kind = row["kind"] in MONEY_KINDS
-
-    def amount(value: int | None) -> Safe:
-        if value is None:
-            return _num_cell("–")
-        text = format_money(value, row["currency"], scale) if money_kind else f"{value:,}"
-        return tag("td", text, class_="num", data_value=value)
-
-    text = texts.get((row["site"], row["hand_id"]))
-    if text:
-        lines = text.lines
-        body: list[object] = [
-            tag("pre", "\n".join(key_lines(lines, row["player"])), class_="key-lines"),
-            tag(
-                "details",
-                tag("summary", f"whole hand ({len(lines)} lines)"),
-                tag("pre", "\n".join(lines)),
-                class_="whole",
-            ),
-            tag("p", text.origin, class_="source"),
-        ]
-    else:
-        body = [tag("p", "hand text not available", class_="note")]
-    return [
-        row["site"],
-        tag("td", row["hand_id"], class_="num"),
-        row["table_name"] or "",
-        tag("td", row["player"] or "–", class_="name"),
-        amount(row["expected"]),
-        amount(row["recorded"]),
-        tag(
-            "td", tag("details", tag("summary", row["detail"] or row["kind"]), body, class_="hand")
-        ),
-    ]
-
-
-def _stakes_table(stakes: pl.DataFrame) -> Safe:
+def _stakes_table(stakes: pl.DataFrame) -> Table:
     """Hands per stakes: one row per game and stakes, one column per limit."""
     limits = [limit for limit in ("FL", "PL", "NL") if limit in stakes["limit_type"].to_list()]
     limits += sorted({str(limit) for limit in stakes["limit_type"].to_list()} - {"FL", "PL", "NL"})
@@ -1670,187 +1564,153 @@ def _stakes_table(stakes: pl.DataFrame) -> Safe:
         counts = grouped[key]
         rows.append(
             [
-                "tournament" if tournament else "cash",
-                _stakes_text(None, small, big, currency, scale).removeprefix("? "),
+                Cell("tournament" if tournament else "cash"),
+                Cell(_stakes_text(None, small, big, currency, scale).removeprefix("? ")),
             ]
             + [
-                _num_cell(_count(counts[limit]), counts[limit])
-                if limit in counts
-                else _num_cell("")
+                _count_cell(counts[limit]) if limit in counts else _number_cell("")
                 for limit in limits
             ]
-            + [_num_cell(_count(sum(counts.values())), sum(counts.values()))]
+            + [_count_cell(sum(counts.values()))]
         )
-    return _table(
-        [("Game", False), ("Stakes", False), *[(limit, True) for limit in limits], ("Hands", True)],
+    return Table(
+        [
+            Column("Game"),
+            Column("Stakes"),
+            *[Column(limit, True) for limit in limits],
+            Column("Hands", True),
+        ],
         rows,
-        id="stakes",
+        attributes={"id": "stakes"},
     )
 
 
-def _audit_html(data: ReportData) -> Safe:
+def _audit_view(data: ReportData) -> dict[str, Any] | None:
+    """The audit's cards, tables and findings; None when the dataset was not audited."""
     audit = data.audit
     if audit is None:
-        return tag(
-            "section",
-            tag("h2", "Audit"),
-            tag(
-                "p",
-                "This dataset has not been audited: run hilo audit DATASET, then "
-                "make the report again.",
-                class_="note",
-            ),
-            id="audit",
-            class_="block",
-        )
-    parts: list[object] = [
-        tag("h2", "Audit"),
-        tag(
-            "div",
-            _card_html(
-                "Findings",
-                _count(audit["total"]),
-                data_metric="findings",
-                data_value=audit["total"],
-            ),
-            _card_html(
-                "Hands with findings",
-                _count(audit["hands"]),
-                data_metric="finding-hands",
-                data_value=audit["hands"],
-            ),
-            _card_html("Share of hands", _percent(audit["hands"], data.overview["hands"])),
-            class_="cards",
-        ),
+        return None
+    cards = [
+        Card("Findings", _count(audit["total"]), "findings", audit["total"]),
+        Card("Hands with findings", _count(audit["hands"]), "finding-hands", audit["hands"]),
+        Card("Share of hands", _percent(audit["hands"], data.overview["hands"])),
     ]
     if audit["total"] == 0:
-        parts.append(
-            tag("p", "No findings: every payout, pot and rule check agreed.", class_="note")
-        )
-        return tag("section", parts, id="audit", class_="block")
+        return {"cards": cards, "total": 0}
+
+    from pipeline.audit_outputs import SEVERITY
 
     sites = audit["sites"]
     counts: dict[tuple[str, str], int] = {
         (kind, site): count for kind, _, site, count in audit["by_kind_site"].iter_rows()
     }
-    from pipeline.audit_outputs import SEVERITY
-
-    kind_rows = []
-    for kind, _, findings, hands in audit["by_kind"].iter_rows():
-        kind_rows.append(
-            [tag("td", tag("span", kind, class_="kind")), SEVERITY.get(kind, "rules")]
-            + [
-                _num_cell(_count(counts.get((kind, site), 0)), counts.get((kind, site), 0))
-                for site in sites
-            ]
-            + [_num_cell(_count(findings), findings), _num_cell(_count(hands), hands)]
-        )
-    by_kind = _table(
+    by_kind = Table(
         [
-            ("Kind", False),
-            ("Severity", False),
-            *[(site, True) for site in sites],
-            ("Findings", True),
-            ("Hands", True),
+            Column("Kind"),
+            Column("Severity"),
+            *[Column(site, True) for site in sites],
+            Column("Findings", True),
+            Column("Hands", True),
         ],
-        kind_rows,
-        id="findings-by-kind",
-    )
-    money_rows = [
         [
-            tag("td", tag("span", kind, class_="kind")),
-            currency_name(currency),
-            _num_cell(_count(findings), findings),
-            tag(
-                "td",
-                format_money(affected, currency, scale),
-                class_="num",
-                data_minor=int(affected),
-                data_kind=kind,
-                data_currency=currency,
-            ),
-        ]
-        for kind, _, currency, scale, affected, findings in audit["money"].iter_rows()
-    ]
-    money = _table(
-        [
-            ("Kind", False),
-            ("Currency", False),
-            ("Findings with amounts", True),
-            ("Money affected Σ|expected − recorded|", True),
+            [Cell(kind, kind=True), Cell(SEVERITY.get(kind, "rules"))]
+            + [_count_cell(counts.get((kind, site), 0)) for site in sites]
+            + [_count_cell(findings), _count_cell(hands)]
+            for kind, _, findings, hands in audit["by_kind"].iter_rows()
         ],
-        money_rows,
-        id="money-affected",
+        attributes={"id": "findings-by-kind"},
     )
-    parts += [
-        tag(
-            "div",
-            tag("div", tag("h3", "Findings by kind and site"), by_kind),
-            tag(
-                "div",
-                tag("h3", "Findings by kind"),
-                tag(
-                    "figure",
-                    findings_chart(audit["by_kind"]),
-                    class_="chart small",
-                    id="chart-findings",
+    money = Table(
+        [
+            Column("Kind"),
+            Column("Currency"),
+            Column("Findings with amounts", True),
+            Column("Money affected Σ|expected − recorded|", True),
+        ],
+        [
+            [
+                Cell(kind, kind=True),
+                Cell(currency_name(currency)),
+                _count_cell(findings),
+                Cell(
+                    format_money(affected, currency, scale),
+                    "num",
+                    {"minor": int(affected), "kind": kind, "currency": currency},
                 ),
-            ),
-            class_="grid2",
-        ),
-        tag("h3", "Money affected"),
-        money if money_rows else tag("p", "No finding with amounts.", class_="note"),
-        tag(
-            "p",
-            "Amounts in each hand's currency; kinds about seats, bet counts, order of "
-            "action or hand descriptions carry no money.",
-            class_="note",
-        ),
-        tag("h3", "Findings"),
-    ]
+            ]
+            for kind, _, currency, scale, affected, findings in audit["money"].iter_rows()
+        ],
+        attributes={"id": "money-affected"},
+    )
     shown: pl.DataFrame = audit["shown"]
+    capped = None
     if shown.height < audit["total"]:
-        parts.append(
-            tag(
-                "p",
-                f"Showing {shown.height:,} of {audit['total']:,} findings (a share of each kind, "
-                "largest differences first); every finding is in DATASET/audit/discrepancies.",
-                class_="note",
-                id="findings-capped",
-            )
+        capped = (
+            f"Showing {shown.height:,} of {audit['total']:,} findings (a share of each kind, "
+            "largest differences first); every finding is in DATASET/audit/discrepancies."
         )
-    texts = audit["texts"]
+    columns = [
+        Column("Site"),
+        Column("Hand", True),
+        Column("Table"),
+        Column("Player"),
+        Column("Expected", True),
+        Column("Recorded", True),
+        Column("Detail (open for the hand)"),
+    ]
     totals = dict(audit["by_kind"].select("kind", "findings").iter_rows())
+    groups = []
     for (kind,), group in shown.partition_by("kind", as_dict=True, maintain_order=True).items():
-        rows = [_finding_row(row, texts) for row in group.iter_rows(named=True)]
         total = totals.get(kind, group.height)
         count = (
             f"{total:,} findings"
             if group.height == total
-            else (f"{group.height:,} of {total:,} findings shown")
+            else f"{group.height:,} of {total:,} findings shown"
         )
-        parts.append(
-            tag(
-                "details",
-                tag("summary", tag("span", kind, class_="kind"), f" {count}"),
-                _table(
-                    [
-                        ("Site", False),
-                        ("Hand", True),
-                        ("Table", False),
-                        ("Player", False),
-                        ("Expected", True),
-                        ("Recorded", True),
-                        ("Detail (open for the hand)", False),
-                    ],
-                    rows,
-                    class_="findings",
-                    data_kind=kind,
-                ),
-                class_="kind-group",
-            )
+        rows = [_finding_row(row, audit["texts"]) for row in group.iter_rows(named=True)]
+        groups.append(KindGroup(str(kind), count, columns, rows))
+    return {
+        "cards": cards,
+        "total": audit["total"],
+        "by_kind": by_kind,
+        "chart": findings_chart(audit["by_kind"]),
+        "money": money if money.rows else None,
+        "capped": capped,
+        "groups": groups,
+    }
+
+
+def _finding_row(row: dict[str, Any], texts: dict[tuple[str, str], HandText]) -> FindingRow:
+    scale = row["money_scale"] or 1
+    money_kind = row["kind"] in MONEY_KINDS
+
+    def amount(value: int | None) -> Cell:
+        if value is None:
+            return _number_cell("–")
+        text = format_money(value, row["currency"], scale) if money_kind else f"{value:,}"
+        return _number_cell(text, value)
+
+    text = texts.get((row["site"], row["hand_id"]))
+    hand = None
+    if text:
+        hand = HandView(
+            "\n".join(key_lines(text.lines, row["player"])),
+            "\n".join(text.lines),
+            len(text.lines),
+            text.origin,
         )
-    return tag("section", parts, id="audit", class_="block")
+    return FindingRow(
+        [
+            Cell(row["site"]),
+            Cell(row["hand_id"], "num"),
+            Cell(row["table_name"] or ""),
+            Cell(row["player"] or "–", "name"),
+            amount(row["expected"]),
+            amount(row["recorded"]),
+        ],
+        row["detail"] or row["kind"],
+        hand,
+    )
 
 
 STAT_LABELS = {
@@ -1898,8 +1758,8 @@ _PLAIN_NUMBERS = {"af", "afq", "bb_per_100", "big_bets_per_100"}
 _SKIPPED_STATS = {"player", "site", "currency"}
 
 
-def _stat_rows(stats: dict[str, Any], currency: str, scale: int) -> list[list[object]]:
-    rows: list[list[object]] = []
+def _stat_rows(stats: dict[str, Any], currency: str, scale: int) -> list[list[Cell]]:
+    rows: list[list[Cell]] = []
     for column, value in stats.items():
         if column in _SKIPPED_STATS:
             continue
@@ -1907,186 +1767,85 @@ def _stat_rows(stats: dict[str, Any], currency: str, scale: int) -> list[list[ob
         if column.endswith("_minor"):
             cell = _money_cell(value, currency, scale)
         elif isinstance(value, Decimal) or column in ("net_won", "rake_paid"):
-            cell = tag(
-                "td",
+            cell = Cell(
                 _decimal_money(value, currency, scale),
-                class_=_sign_class(value),
-                data_value=None if value is None else str(value),
+                _sign_class(value),
+                {"value": None if value is None else str(value)},
             )
         elif isinstance(value, bool) or value is None:
-            cell = _num_cell("–")
+            cell = _number_cell("–")
         elif isinstance(value, int):
-            cell = _num_cell(_count(value), value)
+            cell = _count_cell(value)
         elif column in _PLAIN_NUMBERS:
-            cell = _num_cell(_number(value), value)
+            cell = _number_cell(_number(value), value)
         elif isinstance(value, float):
-            cell = _num_cell(_percent(value), value)
+            cell = _number_cell(_percent(value), value)
         else:
-            cell = tag("td", str(value))
-        rows.append([tag("td", label, data_stat=column), cell])
+            cell = Cell(str(value))
+        rows.append([Cell(label, data={"stat": column}), cell])
     return rows
 
 
-def _players_html(data: ReportData) -> Safe:
-    parts: list[object] = [tag("h2", "Players")]
-    if data.missing_players:
-        parts.append(
-            tag(
-                "p",
-                "No hands in the selection for: " + ", ".join(data.missing_players),
-                class_="note",
-                id="missing-players",
-            )
-        )
-    if not data.players:
-        parts.append(tag("p", "No player to report on.", class_="note"))
-        return tag("section", parts, id="players", class_="block")
+def _players_view(data: ReportData) -> dict[str, Any]:
     how = (
         "players asked for"
         if data.requested_players
         else f"the {len(data.players)} players with the most hands"
     )
-    parts.append(
-        tag(
-            "p",
-            f"Showing {how}. Net won = collected − chips put in + uncalled bets "
-            "returned (after rake).",
-            class_="note",
-        )
-    )
-    summary_rows = []
-    for index, section in enumerate(data.players, 1):
-        for block in section.blocks:
-            summary_rows.append(
-                [
-                    tag("td", tag("a", section.name, href=f"#player-{index}"), class_="name"),
-                    currency_name(block.currency),
-                    _num_cell(_count(block.hands), block.hands),
-                    _money_cell(block.curve.final["all"], block.currency, block.scale),
-                    _money_cell(block.curve.final["showdown"], block.currency, block.scale),
-                    _money_cell(block.curve.final["non_showdown"], block.currency, block.scale),
-                ]
-            )
-    parts.append(
-        _table(
+    summary = Table(
+        [
+            Column("Player"),
+            Column("Currency"),
+            Column("Hands", True),
+            Column("Net won", True),
+            Column("At showdown", True),
+            Column("Without showdown", True),
+        ],
+        [
             [
-                ("Player", False),
-                ("Currency", False),
-                ("Hands", True),
-                ("Net won", True),
-                ("At showdown", True),
-                ("Without showdown", True),
-            ],
-            summary_rows,
-            id="players-summary",
-        )
+                Cell(section.name, "name", href=f"#player-{index}"),
+                Cell(currency_name(block.currency)),
+                _count_cell(block.hands),
+                _money_cell(block.curve.final["all"], block.currency, block.scale),
+                _money_cell(block.curve.final["showdown"], block.currency, block.scale),
+                _money_cell(block.curve.final["non_showdown"], block.currency, block.scale),
+            ]
+            for index, section in enumerate(data.players, 1)
+            for block in section.blocks
+        ],
+        attributes={"id": "players-summary"},
     )
-    sections = [tag("section", parts, id="players", class_="block")]
+    sections = []
     for index, section in enumerate(data.players, 1):
-        sections.append(_player_html(data, index, section))
-    return join(sections, "\n")
+        currencies = ", ".join(currency_name(block.currency) for block in section.blocks)
+        sections.append(
+            PlayerView(
+                anchor=f"player-{index}",
+                name=section.name,
+                note=f"{section.hands:,} hands"
+                + (f" in {currencies}" if len(section.blocks) > 1 else ""),
+                currencies=[_currency_view(block) for block in section.blocks],
+            )
+        )
+    return {
+        "missing": ", ".join(data.missing_players) if data.missing_players else None,
+        "shown": f"Showing {how}.",
+        "summary": summary,
+        "sections": sections,
+        "stats_note": data.stats_note,
+    }
 
 
-def _player_html(data: ReportData, index: int, section: PlayerSection) -> Safe:
-    parts: list[object] = [
-        tag("h2", tag("span", section.name, class_="name")),
-        tag(
-            "p",
-            f"{section.hands:,} hands"
-            + (
-                " in " + ", ".join(currency_name(block.currency) for block in section.blocks)
-                if len(section.blocks) > 1
-                else ""
-            ),
-            class_="note",
-        ),
-    ]
-    for block in section.blocks:
-        parts.append(_currency_html(data, block))
-    return tag(
-        "section", parts, id=f"player-{index}", class_="block player", data_player=section.name
-    )
-
-
-def _currency_html(data: ReportData, block: CurrencyBlock) -> Safe:
+def _currency_view(block: CurrencyBlock) -> CurrencyView:
     currency, scale, curve = block.currency, block.scale, block.curve
     name = currency_name(currency)
-    legend = [
-        join(
-            [
-                Safe(
-                    f'<span class="legend-swatch" style="background:{CURVE_COLOURS[key]}"></span>'
-                ),
-                f"{CURVE_LABELS[key]} {format_money(curve.final[key], currency, scale)}",
-            ]
-        )
-        for key in CURVE_ORDER
-        if key in curve.final
-    ]
-    figure = tag(
-        "figure",
-        winnings_chart(curve, currency, scale),
-        tag(
-            "figcaption",
-            f"Cumulative winnings over {curve.hands:,} hands in {name} (in order of play; "
-            f"{len(curve.x):,} points drawn).",
-            legend,
-        ),
-        class_="chart winnings",
-        data_currency=currency,
-        data_hands=curve.hands,
-        data_points=len(curve.x),
-        data_net_minor=curve.final["all"],
-        data_showdown_minor=curve.final["showdown"],
-        data_non_showdown_minor=curve.final["non_showdown"],
-        data_adjusted_minor=curve.final.get("adjusted"),
-    )
-    if block.stats is None:
-        stats = tag("p", "No statistics row for this currency.", class_="note")
-    else:
-        stats = _table(
-            [("Statistic", False), ("Value", True)],
+    stats = None
+    if block.stats is not None:
+        stats = Table(
+            [Column("Statistic"), Column("Value", True)],
             _stat_rows(block.stats, currency, scale),
-            class_="stats",
-            data_currency=currency,
+            attributes={"class": "stats", "data-currency": currency},
         )
-    stats_note = tag("p", data.stats_note, class_="note") if data.stats_note else None
-
-    def results(frame: pl.DataFrame, first_label: str, labels: list[str], table_id: str) -> Safe:
-        rows = []
-        for row, label in zip(frame.iter_rows(named=True), labels, strict=True):
-            rows.append(
-                [
-                    tag("td", label, data_key=label),
-                    _num_cell(_count(row["hands"]), row["hands"]),
-                    _money_cell(row["net"], currency, scale),
-                    _num_cell(_number(row["bb_per_100"]), row["bb_per_100"]),
-                    _money_cell(row["showdown_net"], currency, scale),
-                    _money_cell(row["non_showdown_net"], currency, scale),
-                ]
-            )
-        return _table(
-            [
-                (first_label, False),
-                ("Hands", True),
-                (f"Net won ({name})", True),
-                ("bb/100", True),
-                ("At showdown", True),
-                ("Without showdown", True),
-            ],
-            rows,
-            class_=table_id,
-            data_currency=currency,
-            footer=[
-                tag("td", "Total"),
-                _num_cell(_count(int(frame["hands"].sum())), int(frame["hands"].sum())),
-                _money_cell(int(frame["net"].sum()), currency, scale),
-                _num_cell(_number(_weighted_bb(frame))),
-                _money_cell(int(frame["showdown_net"].sum()), currency, scale),
-                _money_cell(int(frame["non_showdown_net"].sum()), currency, scale),
-            ],
-        )
-
     positions = block.by_position.with_columns(
         order=pl.col("position").replace_strict(
             {label: index for index, label in enumerate(POSITION_ORDER)},
@@ -2103,109 +1862,127 @@ def _currency_html(data: ReportData, block: CurrencyBlock) -> Safe:
             "limit_type", "stakes_small", "stakes_big", "is_tournament"
         ).iter_rows()
     ]
-    if block.hilo is None:
-        hilo: list[object] = [
-            tag(
-                "p",
-                "Not audited: the hi/lo breakdown comes from the audit's payouts (run hilo audit).",
-                class_="note",
-            )
-        ]
-    else:
+    hilo = None
+    hilo_figure = None
+    if block.hilo is not None:
         total = int(block.hilo["pots"].sum())
-        hilo_rows = [
+        hilo = Table(
             [
-                tag("td", label, data_outcome=outcome),
-                _num_cell(_count(pots), pots),
-                _num_cell(_percent(pots, total)),
-                _money_cell(amount, currency, scale),
-            ]
-            for outcome, label, pots, amount in block.hilo.select(
-                "outcome", "label", "pots", "amount"
-            ).iter_rows()
-        ]
-        hilo = [
-            _table(
+                Column("Outcome"),
+                Column("Main pots", True),
+                Column("Share", True),
+                Column(f"Paid ({name})", True),
+            ],
+            [
                 [
-                    ("Outcome", False),
-                    ("Main pots", True),
-                    ("Share", True),
-                    (f"Paid ({name})", True),
-                ],
-                hilo_rows,
-                class_="hilo",
-                data_currency=currency,
-                footer=[
-                    tag("td", "Main pots won"),
-                    _num_cell(_count(total), total),
-                    "",
-                    _money_cell(int(block.hilo["amount"].sum()), currency, scale),
-                ],
-            ),
-            tag("figure", hilo_chart(block.hilo), class_="chart small") if total else None,
-            tag(
-                "p",
-                "What the rules pay (the audit's payouts), main pot of the first board; "
-                "the statistics' “high only”/“low only” also count quartered pots.",
-                class_="note",
-            ),
-        ]
-    return tag(
-        "div",
-        tag("h3", f"{name} · {block.hands:,} hands"),
-        figure,
-        tag(
-            "div",
-            tag("div", tag("h4", "Statistics"), stats_note, stats),
-            tag(
-                "div",
-                tag("h4", "Results by position"),
-                results(positions, "Position", position_labels, "by-position"),
-                tag("h4", "Results by stakes"),
-                results(stakes, "Stakes", stakes_labels, "by-stakes"),
-                tag("h4", "Hi/lo breakdown"),
-                hilo,
-                tag("h4", "All-in luck"),
-                _allin_html(block),
-            ),
-            class_="player-grid",
+                    Cell(label, data={"outcome": outcome}),
+                    _count_cell(pots),
+                    _number_cell(_percent(pots, total)),
+                    _money_cell(amount, currency, scale),
+                ]
+                for outcome, label, pots, amount in block.hilo.select(
+                    "outcome", "label", "pots", "amount"
+                ).iter_rows()
+            ],
+            footer=[
+                Cell("Main pots won"),
+                _count_cell(total),
+                Cell(""),
+                _money_cell(int(block.hilo["amount"].sum()), currency, scale),
+            ],
+            attributes={"class": "hilo", "data-currency": currency},
+        )
+        hilo_figure = hilo_chart(block.hilo) if total else None
+    return CurrencyView(
+        currency=currency,
+        title=f"{name} · {block.hands:,} hands",
+        chart=winnings_chart(curve, currency, scale),
+        chart_attributes={
+            "class": "chart winnings",
+            "data-currency": currency,
+            "data-hands": curve.hands,
+            "data-points": len(curve.x),
+            "data-net-minor": curve.final["all"],
+            "data-showdown-minor": curve.final["showdown"],
+            "data-non-showdown-minor": curve.final["non_showdown"],
+            "data-adjusted-minor": curve.final.get("adjusted"),
+        },
+        caption=f"Cumulative winnings over {curve.hands:,} hands in {name} (in order of play; "
+        f"{len(curve.x):,} points drawn).",
+        legend=[
+            LegendItem(
+                CURVE_COLOURS[key],
+                f"{CURVE_LABELS[key]} {format_money(curve.final[key], currency, scale)}",
+            )
+            for key in CURVE_ORDER
+            if key in curve.final
+        ],
+        stats=stats,
+        by_position=_results_table(
+            positions, "Position", position_labels, "by-position", currency, scale
         ),
-        class_="currency-block",
-        data_currency=currency,
+        by_stakes=_results_table(stakes, "Stakes", stakes_labels, "by-stakes", currency, scale),
+        hilo=hilo,
+        hilo_chart=hilo_figure,
+        allin=None if block.allin is None else _allin_table(block.allin, currency, scale),
     )
 
 
-def _allin_html(block: CurrencyBlock) -> Safe:
+def _results_table(
+    frame: pl.DataFrame, first: str, labels: list[str], css: str, currency: str, scale: int
+) -> Table:
+    """Hands and winnings per position or stakes (``labels``: each row's), with a total row."""
+    hands = int(frame["hands"].sum())
+    return Table(
+        [
+            Column(first),
+            Column("Hands", True),
+            Column(f"Net won ({currency_name(currency)})", True),
+            Column("bb/100", True),
+            Column("At showdown", True),
+            Column("Without showdown", True),
+        ],
+        [
+            [
+                Cell(label, data={"key": label}),
+                _count_cell(row["hands"]),
+                _money_cell(row["net"], currency, scale),
+                _number_cell(_number(row["bb_per_100"]), row["bb_per_100"]),
+                _money_cell(row["showdown_net"], currency, scale),
+                _money_cell(row["non_showdown_net"], currency, scale),
+            ]
+            for row, label in zip(frame.iter_rows(named=True), labels, strict=True)
+        ],
+        footer=[
+            Cell("Total"),
+            _count_cell(hands),
+            _money_cell(int(frame["net"].sum()), currency, scale),
+            _number_cell(_number(_weighted_bb(frame))),
+            _money_cell(int(frame["showdown_net"].sum()), currency, scale),
+            _money_cell(int(frame["non_showdown_net"].sum()), currency, scale),
+        ],
+        attributes={"class": css, "data-currency": currency},
+    )
+
+
+def _allin_table(summary: dict[str, Any], currency: str, scale: int) -> Table:
     """The all-in luck summary: what the all-in pots paid against their expectation."""
-    if block.allin is None:
-        return tag(
-            "p", "Not audited: all-in equity comes from the audit (run hilo audit).", class_="note"
-        )
-    summary, currency, scale = block.allin, block.currency, block.scale
-    rows = [
-        [tag("td", "All-in spots"), _num_cell(_count(summary["spots"]), summary["spots"])],
-        [tag("td", "Average equity"), _num_cell(_percent(summary["average_equity"]))],
+    return Table(
+        [Column("All-in"), Column("Value", True)],
         [
-            tag("td", "Expected from all-in pots"),
-            _money_cell(int(round(summary["expected_minor"])), currency, scale),
+            [Cell("All-in spots"), _count_cell(summary["spots"])],
+            [Cell("Average equity"), _number_cell(_percent(summary["average_equity"]))],
+            [
+                Cell("Expected from all-in pots"),
+                _money_cell(int(round(summary["expected_minor"])), currency, scale),
+            ],
+            [Cell("Paid from all-in pots"), _money_cell(summary["actual_minor"], currency, scale)],
+            [
+                Cell("All-in luck (paid − expected)"),
+                _money_cell(int(round(summary["luck_minor"])), currency, scale),
+            ],
         ],
-        [tag("td", "Paid from all-in pots"), _money_cell(summary["actual_minor"], currency, scale)],
-        [
-            tag("td", "All-in luck (paid − expected)"),
-            _money_cell(int(round(summary["luck_minor"])), currency, scale),
-        ],
-    ]
-    return join(
-        [
-            _table([("All-in", False), ("Value", True)], rows, class_="allin", data_currency=currency),
-            tag(
-                "p",
-                "Hands whose betting ended before the river with the money in: each pot's "
-                "expected share over every run-out (the rules applied to each), against what "
-                "the rules paid on the board dealt. Expected amounts are rounded to the unit.",
-                class_="note",
-            ),
-        ]
+        attributes={"class": "allin", "data-currency": currency},
     )
 
 
