@@ -499,6 +499,10 @@ def stats(
         ),
     ] = None,
     site: Annotated[str | None, typer.Option("--site", help="Only this site.")] = None,
+    game: Annotated[
+        str | None,
+        typer.Option("--game", help="Only this game: O8, O8-5card, O8-6card or Courchevel-HL."),
+    ] = None,
     limit: Annotated[
         str | None, typer.Option("--limit", help="Only this limit: FL, PL or NL.")
     ] = None,
@@ -513,7 +517,8 @@ def stats(
         str | None, typer.Option("--until", help="Last day, YYYY-MM-DD (UTC, included).")
     ] = None,
     by: Annotated[
-        str | None, typer.Option("--by", help="Also group by: position, stakes, month or site.")
+        str | None,
+        typer.Option("--by", help="Also group by: position, stakes, month, site or game."),
     ] = None,
     min_hands: Annotated[
         int | None, typer.Option("--min-hands", min=0, help="Leave out rows with fewer hands.")
@@ -548,6 +553,7 @@ def stats(
             dataset,
             players=player or None,
             site=site,
+            game=game,
             limit=limit,
             stakes=stakes,
             since=since,
@@ -735,16 +741,21 @@ def report(
     max_findings: Annotated[
         int, typer.Option("--max-findings", min=0, help="Rows of the findings table.")
     ] = 250,
+    aliases: AliasesOption = None,
     workers: Workers = None,
     scheduler: Scheduler = None,
 ) -> None:
-    """Write one self-contained HTML report: overview, audit findings, player results."""
+    """Write one self-contained HTML report: overview, audit findings, player results.
+
+    A player is an account (a screen name on one site), or a person of --aliases, as in
+    hilo stats; --player takes a screen name, site:name or a person.
+    """
     if not (dataset / "files").is_dir():
         _fail(f"not a hilo dataset (no files manifest): {dataset}")
     from pipeline.stats import refresh_stored_facts
 
     facts = refresh_stored_facts(dataset, scheduler=scheduler, workers=workers)
-    _write_report(dataset, out, player or None, since, until, top, max_findings, facts)
+    _write_report(dataset, out, player or None, since, until, top, max_findings, facts, aliases)
 
 
 def report_stage(context: RunContext) -> None:
@@ -765,6 +776,7 @@ def _write_report(
     top: int,
     max_findings: int,
     facts: RefreshSummary | None = None,
+    aliases: Path | None = None,
 ) -> None:
     import datetime as dt
 
@@ -778,10 +790,20 @@ def _write_report(
                 _fail(f"{name} {value!r} is not a date (YYYY-MM-DD)")
     try:
         summary = write_report(
-            dataset, out, players, since, until, top=top, max_findings=max_findings, facts=facts
+            dataset,
+            out,
+            players,
+            since,
+            until,
+            top=top,
+            max_findings=max_findings,
+            facts=facts,
+            aliases=aliases,
         )
     except OSError as error:
         _fail(f"cannot write the report to {out}: {error.strerror or error}")
+    except ValueError as error:  # an aliases file that cannot be read as one
+        _fail(str(error))
     typer.echo(
         f"report: {summary.hands} hands · {summary.players} players · {summary.findings} findings"
         f" · {summary.size / 1e6:.1f} MB in {summary.seconds:.1f} s"

@@ -67,7 +67,7 @@ __all__ = [
 
 DATABASE_NAME = "hilo.duckdb"
 LAYERS = ("stg_", "int_", "fct_", "rpt_", "agg_")
-BY_DIMENSIONS = ("position", "stakes", "month", "site")
+BY_DIMENSIONS = ("position", "stakes", "month", "site", "game")
 LIMITS = ("FL", "PL", "NL")
 SOURCE_TABLES = (
     "hands", "seats", "actions", "collections", "showdowns", "notes", "rejects", "files"
@@ -522,6 +522,7 @@ def compute_stats(
     by: str | None = None,
     min_hands: int | None = None,
     *,
+    game: str | None = None,
     counts: bool = False,
     aliases: Aliases | str | os.PathLike[str] | None = None,
     connection: duckdb.DuckDBPyConnection | None = None,
@@ -543,10 +544,13 @@ def compute_stats(
     since, until:
         First and last day (UTC, both included), as dates or ``YYYY-MM-DD``.
     by:
-        Add a grouping dimension: ``position``, ``stakes``, ``month`` or ``site``; the column
-        is named after it.
+        Add a grouping dimension: ``position``, ``stakes``, ``month``, ``site`` or ``game``;
+        the column is named after it.
     min_hands:
         Leave out rows with fewer hands.
+    game:
+        Keep hands of one game (``hands.game``: ``O8``, ``O8-5card``, ``O8-6card``,
+        ``Courchevel-HL``).
     counts:
         Also return every numerator and denominator (``vpip_hands``, ``pfr_chances``, …, and
         money in minor units ``net_won_minor``, ``rake_paid_minor``).
@@ -584,6 +588,7 @@ def compute_stats(
     parameters = {
         "players": names,
         "site": site,
+        "game": game,
         "limit": limit,
         "stakes_small": stakes_small,
         "stakes_big": stakes_big,
@@ -598,6 +603,7 @@ def compute_stats(
         select * from rpt_player_stats(
             filter_players := cast($players as varchar[]),
             filter_site := cast($site as varchar),
+            filter_game := cast($game as varchar),
             filter_limit := cast($limit as varchar),
             filter_stakes_small := cast($stakes_small as varchar),
             filter_stakes_big := cast($stakes_big as varchar),

@@ -3,7 +3,7 @@
 -- dimension the statistics filter or group by: each account's day at one
 -- stakes in one position. Computed and stored per ingest part, like
 -- fct_hand_players; statistics add up these rows instead of every hand.
--- grain: one row per (site, account, currency, position, limit_type,
+-- grain: one row per (site, account, currency, position, game, limit_type,
 -- stakes, started_on) of an ingest part; players at anonymous tables
 -- (account null) give no row.
 -- inputs: fct_hand_players.
@@ -28,6 +28,7 @@ final as (
         currency,
         money_scale,
         position,
+        game,
         limit_type,
         stakes,
         stakes_small_minor,

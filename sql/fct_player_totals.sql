@@ -20,7 +20,7 @@ final as (
         currency,
         any_value(money_scale) as money_scale,
         cast(sum(columns(lambda c: c not in (
-            'site', 'account', 'currency', 'money_scale', 'position',
+            'site', 'account', 'currency', 'money_scale', 'position', 'game',
             'limit_type', 'stakes', 'stakes_small_minor', 'stakes_big_minor',
             'started_on', 'month'
         ) and c not like 'net_won_big_%')) as bigint),

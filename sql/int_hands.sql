@@ -118,6 +118,7 @@ final as (
         tournament_id,
         is_tournament,
         table_name,
+        game,
         limit_type,
         currency,
         money_scale,

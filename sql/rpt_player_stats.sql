@@ -16,13 +16,14 @@
 --                        varchar[] of the same length: account i belongs to
 --                        person i
 --   filter_site          site code (pokerstars, ...)
+--   filter_game          a game code (O8, O8-5card, O8-6card, Courchevel-HL)
 --   filter_limit         FL, PL or NL
 --   filter_stakes_small, filter_stakes_big
 --                        stakes in currency units as text ('0.01', '0.02'):
 --                        the blinds, or the small and big bet in fixed limit
 --   filter_since, filter_until
 --                        dates (UTC), both included
---   group_dimension      position, stakes, month or site
+--   group_dimension      position, stakes, month, site or game
 --   minimum_hands        leave out groups with fewer hands
 -- The statistics are declared in pipeline/statistics.py: the
 -- `-- @statistics` line of final is replaced by their columns.
@@ -34,6 +35,7 @@
 create or replace macro rpt_player_stats(
     filter_players := null,
     filter_site := null,
+    filter_game := null,
     filter_limit := null,
     filter_stakes_small := null,
     filter_stakes_big := null,
@@ -57,8 +59,9 @@ aliases as (
 
 -- Without a filter on the hands (or grouped by site) the totals stored per
 -- part and account are enough (fct_player_totals); otherwise the counts per
--- day, position and stakes (fct_player_counts) are selected. The conditions
--- on the parameters are constants: DuckDB reads only one of the two.
+-- day, position, game and stakes (fct_player_counts) are selected. The
+-- conditions on the parameters are constants: DuckDB reads only one of the
+-- two.
 selected as (
 
     select
@@ -66,7 +69,8 @@ selected as (
         case when group_dimension = 'site' then site end as group_value
     from fct_player_totals
     where
-        filter_limit is null
+        filter_game is null
+        and filter_limit is null
         and filter_stakes_small is null
         and filter_stakes_big is null
         and filter_since is null
@@ -83,11 +87,13 @@ selected as (
             when 'stakes' then limit_type || ' ' || stakes
             when 'month' then month
             when 'site' then site
+            when 'game' then game
         end as group_value
     from fct_player_counts
     where
         not (
-            filter_limit is null
+            filter_game is null
+            and filter_limit is null
             and filter_stakes_small is null
             and filter_stakes_big is null
             and filter_since is null
@@ -95,6 +101,7 @@ selected as (
             and (group_dimension is null or group_dimension = 'site')
         )
         and (filter_site is null or site = filter_site)
+        and (filter_game is null or game = filter_game)
         and (filter_limit is null or limit_type = filter_limit)
         and (
             filter_stakes_small is null
@@ -122,7 +129,7 @@ accounts as (
         group_value,
         any_value(money_scale) as money_scale,
         cast(sum(columns(lambda c: c not in (
-            'site', 'account', 'currency', 'money_scale', 'position',
+            'site', 'account', 'currency', 'money_scale', 'position', 'game',
             'limit_type', 'stakes', 'stakes_small_minor', 'stakes_big_minor',
             'started_on', 'month', 'group_value'
         ) and c not like 'net_won_big_%')) as bigint),

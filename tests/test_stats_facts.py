@@ -36,7 +36,7 @@ SUMMARY = "fct_hand_summary"  # the one fact model that does not read the audit
 
 FACT_KEYS = {
     "fct_hand_players": ["site", "hand_id", "player"],
-    "fct_player_counts": ["site", "account", "currency", "position", "stakes", "started_on"],
+    "fct_player_counts": ["site", "account", "currency", "position", "game", "stakes", "started_on"],
 }
 
 
@@ -149,7 +149,7 @@ def test_facts_equal_one_pass_and_only_new_parts_are_computed(first: Path, archi
     assert_manifest_describes_its_files(first)
     # Counts are per part: a day of one account may be in two parts; their sums are the same.
     dimensions = [
-        "site", "account", "currency", "money_scale", "position", "limit_type", "stakes",
+        "site", "account", "currency", "money_scale", "position", "game", "limit_type", "stakes",
         "stakes_small_minor", "stakes_big_minor", "started_on", "month",
     ]  # fmt: skip
     stored, reference = (
