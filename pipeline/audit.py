@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from parsers.games import HOLE_CARD_COUNTS, OMAHA_HI_LO
 from pipeline.betting import keyed_betting_findings
 from pipeline.evaluator import (
     HIGH_CLASS_COUNT,
@@ -280,26 +281,42 @@ def _strengths(
     high = np.full((rows, 2), -1, dtype=np.int32)
     low = np.zeros((rows, 2), dtype=np.int32)
     readable = np.zeros((rows, 2), dtype=bool)
-    hole_ok = players["hole_cards"].list.len().fill_null(0).to_numpy() == 4
     hand_of = players["hand_row"].to_numpy()
+    held = players["hole_cards"].list.len().fill_null(0).to_numpy()
+    dealt = _hole_card_counts(hands)[hand_of]
     for board_index, column in enumerate(("board", "board2")):
         boards = hands[column]
         complete = (boards.list.len().fill_null(0) == 5).to_numpy()
-        chosen = np.flatnonzero(hole_ok & complete[hand_of])
-        if len(chosen) == 0:
-            continue
         board_rows = np.flatnonzero(complete)
         compact = np.full(hands.height, -1, dtype=np.int64)
         compact[board_rows] = np.arange(len(board_rows))
         board_array = _card_matrix(boards.gather(board_rows), 5)
-        hole = _card_matrix(players["hole_cards"].gather(chosen), 4)
-        # The parser quarantines hands with repeated cards, so the evaluator's ValueError can
-        # only come from hand-made tables; it is allowed to propagate.
-        values_high, values_low = evaluate_showdowns(hole, compact[hand_of[chosen]], board_array)
-        high[chosen, board_index] = values_high
-        low[chosen, board_index] = values_low
-        readable[chosen, board_index] = True
+        for count in np.unique(dealt):
+            chosen = np.flatnonzero((held == count) & (dealt == count) & complete[hand_of])
+            if len(chosen) == 0:
+                continue
+            hole = _card_matrix(players["hole_cards"].gather(chosen), int(count))
+            # The parser quarantines hands with repeated cards, so the evaluator's ValueError
+            # can only come from hand-made tables; it is allowed to propagate.
+            values_high, values_low = evaluate_showdowns(
+                hole, compact[hand_of[chosen]], board_array
+            )
+            high[chosen, board_index] = values_high
+            low[chosen, board_index] = values_low
+            readable[chosen, board_index] = True
     return high, low, readable
+
+
+def _hole_card_counts(hands: pl.DataFrame) -> np.ndarray:
+    """The hole cards each hand's game deals (four where the game is not named)."""
+    if "game" not in hands.columns:
+        return np.full(hands.height, OMAHA_HI_LO.hole_cards, dtype=np.int64)
+    return (
+        hands["game"]
+        .fill_null(OMAHA_HI_LO.code)
+        .replace_strict(HOLE_CARD_COUNTS, default=OMAHA_HI_LO.hole_cards, return_dtype=pl.Int64)
+        .to_numpy()
+    )
 
 
 def _card_matrix(cards: pl.Series, width: int) -> np.ndarray:
@@ -1527,7 +1544,7 @@ def _money_affected(discrepancies: pl.DataFrame, hands: pl.DataFrame) -> dict[tu
 # reading another column must add it here.
 _UNIT_COLUMNS = {
     "hands": [
-        "site", "hand_id", "tournament_id", "table_name", "limit_type", "currency",
+        "site", "hand_id", "tournament_id", "table_name", "game", "limit_type", "currency",
         "money_scale", "small_blind", "big_blind", "small_bet", "big_bet", "button_seat", "started_at",
         "board", "board2", "total_pot", "side_pots", "rake", "players_dealt",
     ],

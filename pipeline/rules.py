@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from parsers.games import game_named
 from pipeline.audit_outputs import PAYOUT_SCHEMA
 from pipeline.profiles import PROFILES, RakeRule, SiteProfile
 
@@ -598,13 +599,14 @@ def settle_tables(
                 put_in[player] = put_in.get(player, 0) - amount
             elif kind in ("fold", "muck"):
                 out.add(player)
+        dealt = game_named(hand.get("game")).hole_cards
         contenders = [
             Contender(
                 seat,
                 player,
                 put_in.get(player, 0),
                 player in out,
-                None if cards is None or len(cards) != 4 else tuple(cards),
+                None if cards is None or len(cards) != dealt else tuple(cards),
                 dead.get(player, 0),
             )
             for seat, player, cards in hand_seats.select("seat", "player", "hole_cards").iter_rows()

@@ -5,6 +5,7 @@ Card code ``rank * 4 + suit``: rank 0..12 = 2..A, suit 0..3 = c, d, h, s.
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from pipeline.evaluator.tables import EvaluatorTables, load_tables
 __all__ = ["card_text", "evaluate", "evaluate_showdowns", "parse_cards", "warm_up"]
 
 HOLE_CARD_COUNT = 4
+HOLE_CARD_COUNTS = (4, 5, 6)  # Omaha Hi/Lo, Big O and Courchevel, 6-card
 BOARD_CARD_COUNT = 5
 CARD_COUNT = 52
 # Below this many rows the thread pool's start-up costs more than it saves.
@@ -66,16 +68,44 @@ def parse_cards(text: str) -> CardArray:
     return np.array(codes, dtype=np.uint8)
 
 
-def _check_card_array(name: str, array: object, columns: int) -> CardArray:
+def _check_card_array(name: str, array: object, columns: int | tuple[int, ...]) -> CardArray:
     if not isinstance(array, np.ndarray):
         # ValueError, not TypeError: callers handle one exception for any unusable input.
         message = f"{name} must be a numpy uint8 array, got {type(array).__name__}"
         raise ValueError(message)  # noqa: TRY004
     if array.dtype != np.uint8:
         raise ValueError(f"{name} must have dtype uint8, got {array.dtype}")
-    if array.ndim != 2 or array.shape[1] != columns:
-        raise ValueError(f"{name} must have shape (N, {columns}), got {array.shape}")
+    allowed = (columns,) if isinstance(columns, int) else columns
+    if array.ndim != 2 or array.shape[1] not in allowed:
+        shapes = " or ".join(f"(N, {count})" for count in allowed)
+        raise ValueError(f"{name} must have shape {shapes}, got {array.shape}")
     return np.ascontiguousarray(array)
+
+
+def _four_card_subsets(hole: CardArray) -> tuple[CardArray, npt.NDArray[np.int64]]:
+    """Every four-card subset of each row and the row it came from: each pair of hole cards
+    lies in one of them, so the best over a row's subsets uses exactly two of its cards."""
+    columns = list(itertools.combinations(range(hole.shape[1]), HOLE_CARD_COUNT))
+    subsets = np.ascontiguousarray(hole[:, columns].reshape(-1, HOLE_CARD_COUNT))
+    return subsets, np.repeat(np.arange(hole.shape[0]), len(columns))
+
+
+def _best_of_subsets(
+    values: tuple[ValueArray, ValueArray], origin: npt.NDArray[np.int64], rows: int
+) -> tuple[ValueArray, ValueArray]:
+    high = np.zeros(rows, dtype=np.int32)
+    low = np.zeros(rows, dtype=np.int32)
+    np.maximum.at(high, origin, values[0])
+    np.maximum.at(low, origin, values[1])
+    return high, low
+
+
+def _first_bad_hole_row(hole: CardArray, board_of_row: CardArray) -> int | None:
+    for row in range(hole.shape[0]):
+        cards = [int(code) for code in hole[row]] + [int(code) for code in board_of_row[row]]
+        if max(cards) >= CARD_COUNT or len(set(cards)) != len(cards):
+            return row
+    return None
 
 
 def _row_problem(cards: list[int]) -> str:
@@ -142,7 +172,8 @@ def evaluate(
     Parameters
     ----------
     hole
-        uint8 array (N, 4) of hole card codes.
+        uint8 array (N, 4), (N, 5) or (N, 6) of hole card codes (Omaha Hi/Lo, Big O and
+        Courchevel, 6-card Omaha Hi/Lo); exactly two of them play.
     board
         uint8 array (N, 5) of board card codes, one board per row.
     parallel
@@ -173,10 +204,18 @@ def evaluate(
     >>> describe_high(high[0]), describe_low(low[0])
     ('a straight, Ace to Five', '5,4,3,2,A')
     """
-    hole = _check_card_array("hole", hole, HOLE_CARD_COUNT)
+    hole = _check_card_array("hole", hole, HOLE_CARD_COUNTS)
     board = _check_card_array("board", board, BOARD_CARD_COUNT)
     if hole.shape[0] != board.shape[0]:
         raise ValueError(f"hole has {hole.shape[0]} rows but board has {board.shape[0]}")
+    if hole.shape[1] != HOLE_CARD_COUNT:
+        bad = _first_bad_hole_row(hole, board)
+        if bad is not None:
+            cards = [int(code) for code in hole[bad]] + [int(code) for code in board[bad]]
+            raise ValueError(f"row {bad}: {_row_problem(cards)} (hole + board {cards})")
+        subsets, origin = _four_card_subsets(hole)
+        values = evaluate(subsets, board[origin], parallel=parallel)
+        return _best_of_subsets(values, origin, hole.shape[0])
     row_count = hole.shape[0]
     high = np.empty(row_count, dtype=np.int32)
     low = np.empty(row_count, dtype=np.int32)
@@ -206,7 +245,7 @@ def evaluate_showdowns(
     Parameters
     ----------
     hole
-        uint8 array (M, 4) of hole card codes, one row per player-hand.
+        uint8 array (M, 4), (M, 5) or (M, 6) of hole card codes, one row per player-hand.
     board_index
         Integer array (M,): row of ``boards`` the player plays against (a run-it-twice
         hand has one board row per run and one player row per run).
@@ -227,12 +266,26 @@ def evaluate_showdowns(
         (names the board row); a player row whose index is out of range, or whose cards
         are invalid, repeated or also on its board (names the player row).
     """
-    hole = _check_card_array("hole", hole, HOLE_CARD_COUNT)
+    hole = _check_card_array("hole", hole, HOLE_CARD_COUNTS)
     boards = _check_card_array("boards", boards, BOARD_CARD_COUNT)
     if not isinstance(board_index, np.ndarray) or not np.issubdtype(board_index.dtype, np.integer):
         raise ValueError("board_index must be a numpy integer array")
     if board_index.shape != (hole.shape[0],):
         raise ValueError(f"board_index must have shape ({hole.shape[0]},), got {board_index.shape}")
+    if hole.shape[1] != HOLE_CARD_COUNT:
+        in_range = (board_index >= 0) & (board_index < boards.shape[0])
+        if not in_range.all():
+            bad = int(np.flatnonzero(~in_range)[0])
+            index = int(board_index[bad])
+            raise ValueError(f"row {bad}: board index {index} is not in 0..{boards.shape[0] - 1}")
+        bad = _first_bad_hole_row(hole, boards[board_index])
+        if bad is not None:
+            index = int(board_index[bad])
+            cards = [int(code) for code in hole[bad]] + [int(code) for code in boards[index]]
+            raise ValueError(f"row {bad}: {_row_problem(cards)} (hole + board {index} {cards})")
+        subsets, origin = _four_card_subsets(hole)
+        values = evaluate_showdowns(subsets, board_index[origin], boards, parallel=parallel)
+        return _best_of_subsets(values, origin, hole.shape[0])
     given_index = board_index
     # Huge uint64 values wrap to negative int64, which the kernel rejects like any other.
     board_index = np.ascontiguousarray(board_index).astype(np.int64, copy=False)
