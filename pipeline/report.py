@@ -49,7 +49,7 @@ import polars as pl
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from pipeline.identity import ANONYMOUS_SITES
+from pipeline.identity import Aliases, alias_lists, load_aliases
 
 if TYPE_CHECKING:
     import duckdb
@@ -103,7 +103,10 @@ HILO_OUTCOMES = (
     ("chopped", "Chopped (no low, whole pot shared)"),
 )
 CURVE_COLOURS = {
-    "all": "#2e7d32", "adjusted": "#e08a00", "showdown": "#1f5fbf", "non_showdown": "#c62828"
+    "all": "#2e7d32",
+    "adjusted": "#e08a00",
+    "showdown": "#1f5fbf",
+    "non_showdown": "#c62828",
 }
 CURVE_LABELS = {
     "all": "all hands",
@@ -292,9 +295,24 @@ class CurrencyBlock:
     allin: dict[str, Any] | None = None  # all-in luck summary (None: no audit)
 
 
+@dataclass(frozen=True)
+class Player:
+    """A player as `hilo stats` counts one: an account (a screen name on one site) or, with
+    aliases, a person (the accounts the aliases give that person)."""
+
+    name: str  # the screen name, or the person
+    sites: tuple[str, ...]
+    accounts: tuple[str, ...]  # "site:name", as the aliases and --player write an account
+
+    @property
+    def label(self) -> str:
+        """The name and where it played: ``Hero (pokerstars)``, ``me (fulltilt, pokerstars)``."""
+        return f"{self.name} ({', '.join(self.sites)})"
+
+
 @dataclass
 class PlayerSection:
-    name: str
+    player: Player
     hands: int
     blocks: list[CurrencyBlock]
 
@@ -343,6 +361,7 @@ def build_report(
     max_findings: int = MAX_FINDINGS,
     max_points: int = MAX_CURVE_POINTS,
     facts: RefreshSummary | None = None,
+    aliases: Aliases | str | os.PathLike[str] | None = None,
 ) -> ReportData:
     """Gather the report's numbers from the dataset at ``dataset``.
 
@@ -351,7 +370,9 @@ def build_report(
     dataset:
         The dataset folder (with ``audit/`` when ``hilo audit`` ran).
     players:
-        Exact player names to report on; default: the ``top`` players by hands.
+        Players to report on, as `pipeline.stats.compute_stats` reads them: a screen name (its
+        account on every site it played on), ``site:name`` (one account) or a person of
+        ``aliases``; default: the ``top`` players by hands.
     since, until:
         First and last day (UTC, both included) of the hands reported on.
     top:
@@ -362,6 +383,10 @@ def build_report(
         Points per winnings curve (the totals cover every hand).
     facts:
         The stored facts' refresh, when the caller did it (default: done here).
+    aliases:
+        Accounts to merge into persons, as `pipeline.stats.compute_stats` takes them (a mapping
+        ``{"site:name": person}`` or the path of an aliases TOML file). Without, a player is one
+        (site, screen name) pair, as in ``hilo stats``.
     """
     root = Path(dataset)
     if not (root / "files").is_dir():
@@ -369,40 +394,31 @@ def build_report(
     if max_points < 3:
         raise ValueError("max_points must be >= 3")
     first, last = _as_date(since, "since"), _as_date(until, "until")
+    if isinstance(aliases, (str, os.PathLike)):
+        aliases = load_aliases(aliases)
 
     from pipeline.stats import pruned_database, refresh_stored_facts
 
     if facts is None:
         facts = refresh_stored_facts(root)
-    # Anonymous tables (position labels for names) have no players to report on; their hands
-    # still count in the overview, site and stakes tables. Every count comes from the stored
-    # facts, read only where the dates (and the players' accounts) are (`pipeline.stats`).
-    requested = [str(name) for name in players] if players else []
+    # Every count comes from the stored facts, read only where the dates (and the players'
+    # accounts) are (`pipeline.stats`).
+    requested = list(dict.fromkeys(str(name) for name in players)) if players else []
     database = pruned_database(
-        root, requested or None, since=first, until=last, facts=facts, refresh=False
+        root, requested or None, aliases, since=first, until=last, facts=facts, refresh=False
     )
     try:
         summary = _hand_summary(database, first, last)
-        if requested:
-            frame = hand_results(database, requested, first, last)
-            known = set(frame["player"].to_list())
-            chosen = [name for name in dict.fromkeys(requested) if name in known]
-            missing = [name for name in dict.fromkeys(requested) if name not in known]
-        else:
-            chosen = _most_hands(database, max(0, top), first, last)
-            missing = []
-            if chosen:  # read again, only where their accounts are
-                database.close()
-                database = pruned_database(
-                    root, chosen, since=first, until=last, facts=facts, refresh=False
-                )
-            frame = hand_results(database, chosen, first, last)
-        # A section is one name over every site it played on (docs/stats.md: aliases).
-        accounts = {
-            f"{site}:{name}": name
-            for site, name in frame.select("site", "player").unique().iter_rows()
-        }
-        stats_frame, stats_note = _player_stats(database, root, chosen, first, last, accounts)
+        chosen = _choose_players(database, requested, aliases, max(0, top), first, last)
+        missing = [name for name in requested if not any(_means(name, p) for p in chosen)]
+        accounts = [account for player in chosen for account in player.accounts]
+        if accounts and not requested:  # read again, only where the chosen accounts are
+            database.close()
+            database = pruned_database(
+                root, accounts, since=first, until=last, facts=facts, refresh=False
+            )
+        frame = _with_player_index(hand_results(database, accounts, first, last), chosen)
+        stats, stats_note = _player_stats(database, root, chosen, first, last)
     finally:
         database.close()
     hands = _selected_hands(root, first, last)
@@ -441,9 +457,7 @@ def build_report(
     )
 
     audit = _audit_section(root, hands, max_findings)
-    sections = _player_sections(
-        root, hands, frame, chosen, audit is not None, stats_frame, max_points
-    )
+    sections = _player_sections(root, frame, chosen, audit is not None, stats, max_points)
     return ReportData(
         dataset=str(root),
         generated_at=dt.datetime.now(dt.UTC).replace(microsecond=0),
@@ -466,18 +480,19 @@ def build_report(
 def _note_shapes(root: Path, hands: pl.LazyFrame, limit: int = 10) -> pl.DataFrame:
     """The most frequent shapes of the selected hands' notes (digits and player names blanked),
     with the number of lines and one example each."""
-    notes = _scan(root, "notes", ["site", "hand_id", "text"])
+    stored = _scan(root, "notes", ["site", "hand_id", "text"])
     empty = pl.DataFrame(schema={"shape": pl.String, "lines": pl.Int64, "example": pl.String})
-    if notes.head(1).collect().height == 0:
+    if stored.head(1).collect().height == 0:
         return empty
     notes = (
-        notes.join(_keys_in(hands, notes.select(HAND_KEY)), on=HAND_KEY, how="semi")
+        stored.join(_keys_in(hands, stored.select(HAND_KEY)), on=HAND_KEY, how="semi")
         .head(MAX_SHAPED_NOTES)
         .collect()
     )
     if notes.height == 0:
         return empty
     from parsers.notes import line_shape  # the parsers' import is worth it only for notes
+
     players = (
         _scan(root, "seats", ["site", "hand_id", "player"])
         .join(notes.lazy().select(HAND_KEY).unique(), on=HAND_KEY, how="semi")
@@ -522,8 +537,8 @@ def _hand_summary(
 
 
 def _selected_hands(root: Path, first: dt.date | None, last: dt.date | None) -> pl.LazyFrame:
-    """The hands of the selected days, not read yet: the report reads only those its findings,
-    notes and pots name (`_keys_in`), never the whole table."""
+    """The hands of the selected days, not read yet: the report reads only those its findings
+    and notes name (`_keys_in`), never the whole table."""
     columns = ["site", "hand_id", "currency", "money_scale", "table_name", "started_at"]
     frame = _scan(root, "hands", columns)
     day = pl.col("started_at").dt.date()
@@ -884,70 +899,174 @@ def key_lines(lines: Sequence[str], player: str | None) -> list[str]:
 # -- players --------------------------------------------------------------------------------------
 
 
+def _choose_players(
+    facts: Any,
+    requested: list[str],
+    aliases: Aliases | None,
+    top: int,
+    first: dt.date | None,
+    last: dt.date | None,
+) -> list[Player]:
+    """The players to report on, as ``hilo stats`` counts them (``rpt_player_stats``: an
+    account, or a person of ``aliases``), with hands in the selected days: those the
+    ``requested`` names mean, in the order asked for, or else the ``top`` with the most hands.
+
+    A name means what it means to ``hilo stats --player``: every player of that name (a screen
+    name on any site, or a person) and the account ``site:name``.
+    """
+    alias_accounts, alias_persons = alias_lists(aliases)
+    rows = facts.sql(
+        """
+        with aliases as (
+            select
+                unnest(cast($alias_accounts as varchar[])) as account_key,
+                unnest(cast($alias_persons as varchar[])) as person
+        ),
+        accounts as (
+            select site, site || ':' || account as account_key, account, sum(hands) as hands
+            from fct_player_counts
+            where ($since is null or started_on >= cast($since as date))
+                and ($until is null or started_on <= cast($until as date))
+            group by site, account
+        ),
+        identified as (
+            select
+                accounts.*,
+                coalesce(aliases.person, accounts.account) as name,
+                -- an account not merged is one site's player; a person spans its sites
+                case when aliases.person is null then accounts.site end as own_site
+            from accounts
+            left join aliases using (account_key)
+        )
+        select
+            name,
+            list(distinct site order by site) as sites,
+            list(account_key order by account_key) as accounts,
+            sum(hands) as hands
+        from identified
+        where $players is null
+            or list_contains(cast($players as varchar[]), name)
+            or list_contains(cast($players as varchar[]), account_key)
+        group by name, own_site
+        order by hands desc, name, sites
+        limit cast($top as bigint)
+        """,
+        params={
+            "alias_accounts": alias_accounts,
+            "alias_persons": alias_persons,
+            "since": first,
+            "until": last,
+            "players": requested or None,
+            "top": None if requested else top,
+        },
+    ).fetchall()
+    players = [Player(name, tuple(sites), tuple(accounts)) for name, sites, accounts, _ in rows]
+    if requested:  # in the order asked for; the most hands first among those a name means
+        asked = {name: index for index, name in reversed(list(enumerate(requested)))}
+        players.sort(key=lambda player: min(asked.get(key, len(asked)) for key in _keys(player)))
+    return players
+
+
+def _keys(player: Player) -> tuple[str, ...]:
+    """The names that select ``player``: its name and its accounts ``site:name``."""
+    return (player.name, *player.accounts)
+
+
+def _means(name: str, player: Player) -> bool:
+    """Whether ``--player name`` selects ``player`` (as `_choose_players` does)."""
+    return name in _keys(player)
+
+
+def hand_results(
+    facts: Any, accounts: Sequence[str], first: dt.date | None, last: dt.date | None
+) -> pl.DataFrame:
+    """One row per hand of the ``accounts`` (``site:name``; fct_hand_players on the connection
+    ``facts``): net won, showdown, position, stakes, time, in the order of play.
+
+    ``net`` = collected − chips put in (blinds, antes, calls, bets, raises, less uncalled bets
+    returned), in the hand's minor unit; ``showdown``: the player never folded and at least two
+    players dealt in never folded — the statistics layer's own columns (docs/stats.md).
+    ``player`` is the name the hand gives the seat (at anonymous tables, a position label; the
+    account is then ``[ME]`` for the hero).
+    """
+    query = """
+        select
+            site, hand_id, player, site || ':' || account as account, position, started_at,
+            currency, coalesce(money_scale, 1) as money_scale, big_blind, limit_type,
+            stakes_small_minor as stakes_small, stakes_big_minor as stakes_big,
+            is_tournament, net_won as net, went_to_showdown as showdown
+        from fct_hand_players
+        where list_contains(cast($accounts as varchar[]), site || ':' || account)
+            and ($since is null or started_on >= cast($since as date))
+            and ($until is null or started_on <= cast($until as date))
+        order by started_at, site, hand_id, account
+    """
+    parameters = {"accounts": list(accounts), "since": first, "until": last}
+    frame = pl.from_arrow(facts.sql(query, params=parameters).to_arrow_table())
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def _with_player_index(frame: pl.DataFrame, players: list[Player]) -> pl.DataFrame:
+    """``frame`` (`hand_results`) with ``player_index``: the position in ``players`` of the
+    player each row's account belongs to."""
+    owner = {account: index for index, player in enumerate(players) for account in player.accounts}
+    return frame.with_columns(
+        player_index=pl.col("account").replace_strict(owner, return_dtype=pl.Int64)
+    )
+
+
 def _player_stats(
     facts: Any,
     root: Path,
-    players: list[str],
+    players: list[Player],
     first: dt.date | None,
     last: dt.date | None,
-    accounts: dict[str, str],
-) -> tuple[pl.DataFrame | None, str | None]:
-    """`pipeline.stats.compute_stats` for ``players`` on the connection ``facts``.
-
-    ``accounts`` are the aliases (``{"site:name": name}``) that make one row of a name over all
-    its sites, as the report's sections are.
-    """
+) -> tuple[list[pl.DataFrame] | None, str | None]:
+    """`pipeline.stats.compute_stats` for each of ``players`` (its rows, one per currency) on
+    the connection ``facts``: the numbers ``hilo stats`` gives that account or person."""
     if not players:
-        return None, None
+        return [], None
     from pipeline.stats import compute_stats
 
+    # One query for every player: each player's accounts are given as one person, named by the
+    # player's index, so that every row says whose it is (two players may share a name).
+    by_index = {
+        account: str(index) for index, player in enumerate(players) for account in player.accounts
+    }
     try:
         frame = compute_stats(
-            root, players=players, since=first, until=last, aliases=accounts, connection=facts
+            root,
+            players=list(by_index),
+            since=first,
+            until=last,
+            aliases=by_index,
+            connection=facts,
         )
     except Exception as error:  # noqa: BLE001 - the rest of the report is still worth having
         return None, (
             f"the statistics could not be computed ({type(error).__name__}: {error}); "
             "the table shows the few numbers computed here from the tables"
         )
-    return frame, None
-
-
-def _most_hands(facts: Any, top: int, first: dt.date | None, last: dt.date | None) -> list[str]:
-    """The ``top`` screen names with the most hands (over every site), most first."""
-    rows = facts.sql(
-        """
-        select account, sum(hands) as hands
-        from fct_player_counts
-        where not list_contains(cast($anonymous as varchar[]), site)
-            and ($since is null or started_on >= cast($since as date))
-            and ($until is null or started_on <= cast($until as date))
-        group by account
-        order by hands desc, account
-        limit $top
-        """,
-        params={"anonymous": list(ANONYMOUS_SITES), "since": first, "until": last, "top": top},
-    ).fetchall()
-    return [account for account, _ in rows]
+    return [frame.filter(pl.col("player") == str(index)) for index in range(len(players))], None
 
 
 def _player_sections(
     root: Path,
-    hands: pl.LazyFrame,
     frame: pl.DataFrame,
-    chosen: list[str],
+    players: list[Player],
     audited: bool,
-    stats: pl.DataFrame | None,
+    stats: list[pl.DataFrame] | None,
     max_points: int,
 ) -> list[PlayerSection]:
-    if not chosen:
+    if not players:
         return []
-    hilo = _hilo_outcomes(root, hands, chosen) if audited else None
+    hilo = _hilo_outcomes(root, frame) if audited else None
     if audited:
-        frame = _with_allin(root, frame, chosen)
+        frame = _with_allin(root, frame)
     sections = []
-    for name in chosen:
-        mine = frame.filter(pl.col("player") == name)
+    for index, player in enumerate(players):
+        mine = frame.filter(pl.col("player_index") == index)
         blocks = []
         currencies = (
             mine.group_by("currency", "money_scale")
@@ -958,9 +1077,7 @@ def _player_sections(
             rows = mine.filter((pl.col("currency") == currency) & (pl.col("money_scale") == scale))
             stats_row = None
             if stats is not None:
-                matched = stats.filter(
-                    (pl.col("player") == name) & (pl.col("currency") == currency)
-                )
+                matched = stats[index].filter(pl.col("currency") == currency)
                 stats_row = matched.row(0, named=True) if matched.height else None
             else:
                 stats_row = _fallback_stats(rows)
@@ -978,51 +1095,18 @@ def _player_sections(
                     hilo=None
                     if hilo is None
                     else _hilo_table(
-                        hilo.filter((pl.col("player") == name) & (pl.col("currency") == currency))
+                        hilo.filter(
+                            (pl.col("player_index") == index) & (pl.col("currency") == currency)
+                        )
                     ),
                     allin=_allin_summary(rows) if audited else None,
                 )
             )
-        sections.append(PlayerSection(name=name, hands=mine.height, blocks=blocks))
+        sections.append(PlayerSection(player=player, hands=mine.height, blocks=blocks))
     return sections
 
 
-def hand_results(
-    facts: Any, players: Sequence[str], first: dt.date | None, last: dt.date | None
-) -> pl.DataFrame:
-    """One row per hand of ``players`` (fct_hand_players on the connection ``facts``): net won,
-    showdown, position, stakes, time, in the order of play.
-
-    ``net`` = collected − chips put in (blinds, antes, calls, bets, raises, less uncalled bets
-    returned), in the hand's minor unit; ``showdown``: the player never folded and at least two
-    players dealt in never folded — the statistics layer's own columns (docs/stats.md).
-    Anonymous tables (position labels for names) have no players to report on.
-    """
-    query = """
-        select
-            site, hand_id, player, position, started_at, currency,
-            coalesce(money_scale, 1) as money_scale, big_blind, limit_type,
-            stakes_small_minor as stakes_small, stakes_big_minor as stakes_big,
-            is_tournament, net_won as net, went_to_showdown as showdown
-        from fct_hand_players
-        where list_contains(cast($players as varchar[]), player)
-            and not list_contains(cast($anonymous as varchar[]), site)
-            and ($since is null or started_on >= cast($since as date))
-            and ($until is null or started_on <= cast($until as date))
-        order by player, started_at, site, hand_id
-    """
-    parameters = {
-        "players": list(players),
-        "anonymous": list(ANONYMOUS_SITES),
-        "since": first,
-        "until": last,
-    }
-    frame = pl.from_arrow(facts.sql(query, params=parameters).to_arrow_table())
-    assert isinstance(frame, pl.DataFrame)
-    return frame
-
-
-def _with_allin(root: Path, frame: pl.DataFrame, players: list[str]) -> pl.DataFrame:
+def _with_allin(root: Path, frame: pl.DataFrame) -> pl.DataFrame:
     """``frame`` (`hand_results`) with each hand's all-in adjustment: Σ (expected − paid) over
     the all-in pots of the player (audit output ``allin_equity``), 0.0 in other hands."""
     from pipeline.audit_outputs import ALLIN_EQUITY_SCHEMA
@@ -1031,7 +1115,7 @@ def _with_allin(root: Path, frame: pl.DataFrame, players: list[str]) -> pl.DataF
     if equity is None:
         equity = pl.DataFrame(schema=ALLIN_EQUITY_SCHEMA)
     spots = (
-        equity.filter(pl.col("player").is_in(players))
+        equity.filter(pl.col("player").is_in(frame["player"].unique().implode()))
         .group_by(*HAND_KEY, "player")
         .agg(
             allin_expected=pl.col("expected_amount").sum(),
@@ -1039,7 +1123,8 @@ def _with_allin(root: Path, frame: pl.DataFrame, players: list[str]) -> pl.DataF
             allin_equity=pl.col("expected_amount").sum() / pl.col("pot_amount").sum(),
         )
     )
-    return frame.join(spots, on=[*HAND_KEY, "player"], how="left").with_columns(
+    joined = frame.join(spots, on=[*HAND_KEY, "player"], how="left", maintain_order="left")
+    return joined.with_columns(
         allin_spot=pl.col("allin_expected").is_not_null(),
         allin_adjustment=(pl.col("allin_expected") - pl.col("allin_actual")).fill_null(0.0),
     )
@@ -1133,17 +1218,27 @@ def _fallback_stats(rows: pl.DataFrame) -> dict[str, Any]:
     }
 
 
-def _hilo_outcomes(root: Path, hands: pl.LazyFrame, players: list[str]) -> pl.DataFrame:
-    """Each main pot (first board) the audit paid one of ``players``, with its hi/lo outcome."""
+def _hilo_outcomes(root: Path, frame: pl.DataFrame) -> pl.DataFrame:
+    """Each main pot (first board) the audit paid a seat of ``frame`` (`hand_results` with the
+    ``player_index``), with its hi/lo outcome."""
     from pipeline.audit_outputs import PAYOUT_SCHEMA
 
     payouts = _audit_scan(root, "payouts", PAYOUT_SCHEMA)
     assert payouts is not None
+    seats = frame.select(*HAND_KEY, "player", "player_index", "currency")
     main_pots = payouts.filter((pl.col("pot_index") == 0) & (pl.col("board_index") == 0))
-    paid = main_pots.filter(pl.col("player").is_in(players))
-    selected = _keys_in(hands, paid).select(*HAND_KEY, "currency").collect()
-    main = main_pots.filter(pl.col("hand_id").is_in(selected["hand_id"].implode()))
-    main = main.collect().join(selected.select(HAND_KEY), on=HAND_KEY, how="semi")
+    paid = (
+        main_pots.filter(pl.col("player").is_in(seats["player"].unique().implode()))
+        .join(seats.lazy(), on=[*HAND_KEY, "player"], how="semi")
+        .select(HAND_KEY)
+        .unique()
+        .collect()
+    )
+    main = (
+        main_pots.filter(pl.col("hand_id").is_in(paid["hand_id"].implode()))
+        .collect()
+        .join(paid, on=HAND_KEY, how="semi")
+    )
     pots = main.group_by(HAND_KEY).agg(
         collectors=pl.col("player").n_unique(),
         has_low=(pl.col("half") == "low").any(),
@@ -1151,8 +1246,8 @@ def _hilo_outcomes(root: Path, hands: pl.LazyFrame, players: list[str]) -> pl.Da
         low_winners=pl.col("player").filter(pl.col("half") == "low").n_unique(),
     )
     winners = (
-        main.filter(pl.col("player").is_in(players))
-        .group_by(*HAND_KEY, "player")
+        main.join(seats, on=[*HAND_KEY, "player"])
+        .group_by(*HAND_KEY, "player", "player_index", "currency")
         .agg(
             got_high=(pl.col("half") == "high").any(),
             got_low=(pl.col("half") == "low").any(),
@@ -1160,7 +1255,6 @@ def _hilo_outcomes(root: Path, hands: pl.LazyFrame, players: list[str]) -> pl.Da
             amount=pl.col("amount").sum(),
         )
         .join(pots, on=HAND_KEY)
-        .join(selected, on=HAND_KEY)
     )
     one_half_only = pl.col("has_low") & (pl.col("got_high") != pl.col("got_low"))
     sharing = pl.when(pl.col("got_high")).then("high_winners").otherwise("low_winners")
@@ -1195,6 +1289,7 @@ def _hilo_table(outcomes: pl.DataFrame) -> pl.DataFrame:
 
 
 # -- charts ---------------------------------------------------------------------------------------
+
 
 def _unit_label(currency: str) -> str:
     name = currency_name(currency)
@@ -1392,6 +1487,7 @@ class CurrencyView:
 class PlayerView:
     anchor: str
     name: str
+    sites: str
     note: str
     currencies: list[CurrencyView]
 
@@ -1461,7 +1557,9 @@ def render_report(data: ReportData) -> str:
     if data.requested_players:
         filters.append(f"players asked for: {', '.join(data.requested_players)}")
     links = [("Overview", "#overview"), ("Audit", "#audit"), ("Players", "#players")]
-    links += [(section.name, f"#player-{index}") for index, section in enumerate(data.players, 1)]
+    links += [
+        (section.player.label, f"#player-{index}") for index, section in enumerate(data.players, 1)
+    ]
     page = _templates().get_template("report.html.j2")
     return page.render(
         title=title,
@@ -1803,7 +1901,7 @@ def _players_view(data: ReportData) -> dict[str, Any]:
         ],
         [
             [
-                Cell(section.name, "name", href=f"#player-{index}"),
+                Cell(section.player.label, "name", href=f"#player-{index}"),
                 Cell(currency_name(block.currency)),
                 _count_cell(block.hands),
                 _money_cell(block.curve.final["all"], block.currency, block.scale),
@@ -1821,7 +1919,8 @@ def _players_view(data: ReportData) -> dict[str, Any]:
         sections.append(
             PlayerView(
                 anchor=f"player-{index}",
-                name=section.name,
+                name=section.player.name,
+                sites=", ".join(section.player.sites),
                 note=f"{section.hands:,} hands"
                 + (f" in {currencies}" if len(section.blocks) > 1 else ""),
                 currencies=[_currency_view(block) for block in section.blocks],
@@ -1829,7 +1928,8 @@ def _players_view(data: ReportData) -> dict[str, Any]:
         )
     return {
         "missing": ", ".join(data.missing_players) if data.missing_players else None,
-        "shown": f"Showing {how}.",
+        "shown": f"Showing {how}; a player is an account (a screen name on one site), or a"
+        " person of the aliases, as in hilo stats.",
         "summary": summary,
         "sections": sections,
         "stats_note": data.stats_note,
@@ -2000,9 +2100,10 @@ def write_report(
     max_findings: int = MAX_FINDINGS,
     max_points: int = MAX_CURVE_POINTS,
     facts: RefreshSummary | None = None,
+    aliases: Aliases | str | os.PathLike[str] | None = None,
 ) -> ReportSummary:
     """Build the report of ``dataset`` and write it to ``out`` (temporary file, then rename);
-    ``facts`` as `build_report`."""
+    ``facts`` and ``aliases`` as `build_report`."""
     started = time.perf_counter()
     data = build_report(
         dataset,
@@ -2013,6 +2114,7 @@ def write_report(
         max_findings=max_findings,
         max_points=max_points,
         facts=facts,
+        aliases=aliases,
     )
     page = render_report(data).encode("utf-8")
     target = Path(out)

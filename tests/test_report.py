@@ -399,8 +399,8 @@ def test_hostile_names_are_shown_literally(reported: Reported, dom: Node) -> Non
     for name in HOSTILE_PLAYERS:
         sections = dom.find_all("section", data_player=name)
         assert len(sections) == 1, name
-        assert sections[0].find_all("h2")[0].text() == name
-        assert any(link.text() == name for link in dom.find_all("a"))
+        assert sections[0].find_all("h2")[0].text() == f"{name} (pokerstars)"
+        assert any(link.text() == f"{name} (pokerstars)" for link in dom.find_all("a"))
     with duckdb.connect() as connection:
         connection.register("hands", read_table(reported.dataset, "hands"))
         (parsed,) = connection.execute(
@@ -740,24 +740,35 @@ def test_run_ends_with_the_report(reported: Reported, tmp_path: Path) -> None:
 
 
 def test_statistics_over_the_players_hands_equal_the_whole_dataset(reported: Reported) -> None:
-    """The report reads the facts only where the chosen players' accounts are: same numbers."""
-    from pipeline.report import _player_stats
+    """The report reads the facts only where the chosen players' accounts are: the numbers
+    `hilo stats` gives each account over the whole dataset."""
+    from pipeline.report import Player, _player_stats
     from pipeline.stats import compute_stats, open_database, pruned_database
 
-    players = list(HOSTILE_PLAYERS)
-    facts = pruned_database(reported.dataset, players)
+    accounts = [f"pokerstars:{name}" for name in HOSTILE_PLAYERS]
+    players = [
+        Player(name, ("pokerstars",), (account,))
+        for name, account in zip(HOSTILE_PLAYERS, accounts, strict=True)
+    ]
+    facts = pruned_database(reported.dataset, accounts)
     try:
-        narrowed, note = _player_stats(facts, reported.dataset, players, None, None, {})
+        per_player, note = _player_stats(facts, reported.dataset, players, None, None)
     finally:
         facts.close()
-    assert note is None and narrowed is not None
+    assert note is None and per_player is not None
     connection = open_database(reported.dataset, persistent=False)
     try:
-        whole = compute_stats(reported.dataset, players=players, connection=connection)
+        whole = compute_stats(reported.dataset, players=accounts, connection=connection)
     finally:
         connection.close()
     order = ["player", "currency"]
-    narrowed, whole = narrowed.sort(order), whole.sort(order)
+    narrowed = pl.concat(
+        [
+            rows.with_columns(player=pl.lit(player.name))
+            for player, rows in zip(players, per_player, strict=True)
+        ]
+    ).sort(order)
+    whole = whole.sort(order)
     assert narrowed.columns == whole.columns and narrowed.height == whole.height
     for column in narrowed.columns:
         if narrowed[column].dtype.is_float():  # sums in another order: the last bits differ
@@ -794,3 +805,122 @@ def test_hand_text_from_zip_members_and_gzip_files(reported: Reported, tmp_path:
     assert all(origin.startswith("source: ") for origin in origins), origins
     assert any(".zip!" in origin for origin in origins)
     assert any(".txt.gz," in origin for origin in origins)
+
+
+# -- players: one per account, as hilo stats counts them ------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_sites(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """PokerStars and Full Tilt archives generated with the same seed: the same screen names
+    play on both sites."""
+    from pipeline.generate import generate
+    from pipeline.ingest import ingest
+
+    root = tmp_path_factory.mktemp("two-sites")
+    generate(150, 5, root / "generated", workers=1)
+    generate(150, 5, root / "generated", site="fulltilt", workers=1)
+    dataset = root / "dataset"
+    summary = ingest(
+        [root / "generated" / "pokerstars", root / "generated" / "fulltilt"], dataset, workers=1
+    )
+    assert not summary.errors
+    return dataset
+
+
+def _player_sections(page: Node) -> list[tuple[str, str, int]]:
+    """(name, sites, hands) of each player section, in the page's order."""
+    found = []
+    for section in page.find_all("section"):
+        if "data-player" in section.attrs:
+            hands = sum(
+                int(figure.attrs["data-hands"])
+                for figure in section.find_all("figure")
+                if "winnings" in figure.classes()
+            )
+            found.append((section.attrs["data-player"], section.attrs["data-sites"], hands))
+    return found
+
+
+def test_a_name_on_two_sites_is_two_players(two_sites: Path, tmp_path: Path) -> None:
+    from pipeline.stats import compute_stats
+
+    seats = pl.from_arrow(read_table(two_sites, "seats"))
+    assert isinstance(seats, pl.DataFrame)
+    per_site = seats.group_by("player", "site").len()
+    shared = per_site.group_by("player").agg(sites=pl.len(), hands=pl.col("len").sum())
+    name = shared.filter(pl.col("sites") == 2).sort("hands", "player", descending=[True, False])[
+        "player"
+    ][0]
+    hands = dict(per_site.filter(pl.col("player") == name).select("site", "len").iter_rows())
+
+    out = tmp_path / "two.html"
+    result = CliRunner().invoke(
+        app, ["report", str(two_sites), "--out", str(out), "--player", name]
+    )
+    assert result.exit_code == 0, result.output
+    page = parse_dom(out.read_text(encoding="utf-8"))
+    sections = _player_sections(page)
+    assert sorted(sections) == sorted((name, site, count) for site, count in hands.items())
+    assert {link.text() for link in page.find_all("a")} >= {
+        f"{name} (fulltilt)",
+        f"{name} (pokerstars)",
+    }
+    # Each section's statistics are hilo stats' row of that account.
+    for section in page.find_all("section"):
+        if section.attrs.get("data-player") != name:
+            continue
+        site = section.attrs["data-sites"]
+        expected = compute_stats(two_sites, players=[f"{site}:{name}"])
+        for table in section.find_all("table"):
+            if "stats" in table.classes():
+                currency = table.attrs["data-currency"]
+                row = expected.filter(pl.col("currency") == currency).row(0, named=True)
+                cells = {
+                    tr.find_all("td")[0].attrs["data-stat"]: tr.find_all("td")[1]
+                    for tr in table.find_all("tbody")[0].find_all("tr")
+                }
+                assert int(cells["hands"].attrs["data-value"]) == row["hands"]
+                assert cells["vpip"].attrs.get("data-value") == (
+                    None if row["vpip"] is None else str(row["vpip"])
+                )
+
+    # The person of an aliases file is one player over both accounts.
+    aliases = tmp_path / "aliases.toml"
+    aliases.write_text(f'"me" = ["pokerstars:{name}", "fulltilt:{name}"]\n', encoding="utf-8")
+    merged = tmp_path / "merged.html"
+    result = CliRunner().invoke(
+        app,
+        [
+            "report",
+            str(two_sites),
+            "--out",
+            str(merged),
+            "--player",
+            "me",
+            "--aliases",
+            str(aliases),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    page = parse_dom(merged.read_text(encoding="utf-8"))
+    assert _player_sections(page) == [("me", "fulltilt, pokerstars", sum(hands.values()))]
+
+
+def test_top_players_are_the_accounts_hilo_stats_lists_first(
+    two_sites: Path, tmp_path: Path
+) -> None:
+    from pipeline.report import write_report
+    from pipeline.stats import compute_stats
+
+    out = tmp_path / "top.html"
+    write_report(two_sites, out, top=6)
+    shown = _player_sections(parse_dom(out.read_text(encoding="utf-8")))
+    totals = (
+        compute_stats(two_sites)
+        .group_by("player", "site")
+        .agg(pl.col("hands").sum())
+        .sort(["hands", "player", "site"], descending=[True, False, False])
+        .head(6)
+    )
+    assert shown == list(totals.select("player", "site", "hands").iter_rows())
