@@ -4,7 +4,7 @@ A small generated archive has its busiest players renamed to hostile names, its 
 given names with markup; it is ingested, audited and reported on. The page is opened in headless
 Chromium (Debian's ``chromium``; skipped with a reason where it is absent): it must render
 without a console message and without a network request, keep its title, run no script from
-the data and show every name literally. Its numbers are compared with numbers computed here
+the data, show every name literally and keep every table inside its column. Its numbers are compared with numbers computed here
 independently, in DuckDB SQL over the tables.
 """
 
@@ -325,6 +325,77 @@ def screenshot(page: Path, target: Path, work: Path, height: int = 3200) -> Path
     return target
 
 
+# Measures, after the page's layout, where each table ends against the column it is in. Every
+# <details> is opened first, so that the findings' tables are laid out too.
+LAYOUT_SCRIPT = """
+for (const details of document.querySelectorAll('details')) details.open = true;
+const found = [];
+for (const table of document.querySelectorAll('table')) {
+  // What shows of the table: the table, or the box it scrolls in.
+  let shown = table;
+  for (let box = table.parentElement; box !== document.body; box = box.parentElement) {
+    if (getComputedStyle(box).overflowX !== 'visible') { shown = box; break; }
+  }
+  // Its column: the grid or flex item it is in, or else its section's content box.
+  let column = table.parentElement;
+  while (column.tagName !== 'SECTION'
+         && !['grid', 'flex'].includes(getComputedStyle(column.parentElement).display)) {
+    column = column.parentElement;
+  }
+  const style = getComputedStyle(column);
+  found.push({
+    table: table.id || table.className,
+    right: shown.getBoundingClientRect().right,
+    column: column.getBoundingClientRect().right - parseFloat(style.paddingRight)
+      - parseFloat(style.borderRightWidth),
+    scrolls: shown !== table && shown.scrollWidth > shown.clientWidth,
+  });
+}
+const out = document.createElement('pre');
+out.id = 'hilo-layout';
+out.textContent = JSON.stringify(found);
+document.body.appendChild(out);
+"""
+
+
+@dataclass(frozen=True)
+class TableFit:
+    """Where a table (or the box it scrolls in) ends, and where its column ends, in pixels."""
+
+    table: str
+    right: float
+    column: float
+    scrolls: bool
+
+
+def table_layout(page: str, work: Path, width: int = 1280) -> list[TableFit]:
+    """Lay ``page`` out in Chromium at ``width`` pixels and measure every table (a copy of the
+    page without its Content-Security-Policy runs the measuring script; layout is the same)."""
+    work.mkdir(parents=True, exist_ok=True)
+    copy = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page)
+    copy = copy.replace("</body>", f"<script>{LAYOUT_SCRIPT}</script></body>")
+    assert "<script>" in copy
+    measured = work / "measured.html"
+    measured.write_text(copy, encoding="utf-8")
+    result = subprocess.run(
+        [
+            _chromium(),
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={work / 'profile-layout'}",
+            f"--window-size={width},2000",
+            "--dump-dom",
+            measured.resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    (node,) = parse_dom(result.stdout).find_all("pre", id="hilo-layout")
+    return [TableFit(**item) for item in json.loads(node.text())]
+
+
 @pytest.fixture(scope="module")
 def browser(reported: Reported, tmp_path_factory: pytest.TempPathFactory) -> BrowserRun:
     return open_in_chromium(reported.report, tmp_path_factory.mktemp("chromium"))
@@ -374,6 +445,16 @@ def test_page_renders_without_console_messages_or_requests(
     if kept:
         shutil.copyfile(shot, kept)
     print(f"screenshot: {shot}")
+
+
+def test_no_table_overflows_its_column(reported: Reported, tmp_path: Path) -> None:
+    """At 1280 pixels every table ends inside its column and, but for the findings' tables (a
+    hand's text), needs no scrolling either."""
+    fits = table_layout(reported.html, tmp_path)
+    assert {fit.table for fit in fits} >= {"findings-by-kind", "by-position", "stats"}
+    for fit in fits:
+        assert fit.right <= fit.column + 0.5, fit
+        assert fit.table == "findings" or not fit.scrolls, fit
 
 
 def test_page_is_self_contained_and_runs_nothing(reported: Reported, dom: Node) -> None:

@@ -4,7 +4,8 @@
 manifest and its problem files, rejects, notes, many sites, findings of money and other kinds
 with and without their hand's text, and a player with a winnings curve, statistics, results,
 hi/lo pots and all-in spots. Its text is compared with a golden copy (what a reader sees), every
-text it takes from the data is made hostile once to check that the page shows it literally.
+text it takes from the data is made hostile once to check that the page shows it literally, and
+its layout is measured in headless Chromium: no table may overflow its column.
 
 The golden copy is ``tests/golden_report/page.txt``: after an intended change of the page's
 wording or layout, ``HILO_UPDATE_GOLDEN=1 pytest tests/test_report_page.py`` rewrites it (review
@@ -35,7 +36,7 @@ from pipeline.report import (
     _results_by,
     render_report,
 )
-from tests.test_report import parse_dom
+from tests.test_report import parse_dom, table_layout
 
 GOLDEN_PAGE = Path(__file__).parent / "golden_report" / "page.txt"
 # Every text taken from the data gets this appended in the hostile variant of the page.
@@ -341,3 +342,11 @@ def test_every_text_from_the_data_is_shown_literally() -> None:
         assert HOSTILE not in svg.text()
         assert all(HOSTILE not in value for node in svg.walk() for value in node.attrs.values())
 
+
+def test_wide_tables_stay_in_their_columns(tmp_path: Path) -> None:
+    """Twelve sites' findings beside the chart and money in millions of play chips, at 1280
+    pixels: every table ends inside its column (the widest scroll in their own box)."""
+    fits = table_layout(render_report(synthetic_report()), tmp_path)
+    assert [fit.table for fit in fits if fit.table == "findings-by-kind"] == ["findings-by-kind"]
+    for fit in fits:
+        assert fit.right <= fit.column + 0.5, fit
