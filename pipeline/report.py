@@ -1492,6 +1492,42 @@ class PlayerView:
     currencies: list[CurrencyView]
 
 
+@dataclass(frozen=True)
+class OverviewView:
+    cards: list[Card]
+    manifest: Table
+    filtered: bool  # the page covers some days only (the manifest counts every file)
+    sites: Table
+    stakes: Table
+    rejects: Table | None
+    notes: Table | None
+    files: Table | None
+    files_capped: bool
+    max_listed_files: int
+
+
+@dataclass(frozen=True)
+class AuditView:
+    """The audit's cards and, when there are findings, their tables, chart and rows."""
+
+    cards: list[Card]
+    total: int
+    by_kind: Table | None = None
+    chart: Markup | None = None
+    money: Table | None = None
+    capped: str | None = None  # the note when not every finding is shown
+    groups: list[KindGroup] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PlayersView:
+    missing: str | None  # the names asked for that have no hands
+    shown: str
+    summary: Table
+    sections: list[PlayerView]
+    stats_note: str | None
+
+
 @lru_cache(maxsize=1)
 def _templates() -> Environment:
     """The page's templates (``pipeline/report_assets/*.html.j2``); every value they insert is
@@ -1575,7 +1611,7 @@ def render_report(data: ReportData) -> str:
     )
 
 
-def _overview_view(data: ReportData) -> dict[str, Any]:
+def _overview_view(data: ReportData) -> OverviewView:
     view = data.overview
     cards = [
         Card("Hands", _count(view["hands"]), "hands", view["hands"]),
@@ -1632,18 +1668,18 @@ def _overview_view(data: ReportData) -> dict[str, Any]:
         ],
         attributes={"id": "problem-files"},
     )
-    return {
-        "cards": cards,
-        "manifest": manifest,
-        "filtered": view["filtered"],
-        "sites": sites,
-        "stakes": _stakes_table(data.stakes),
-        "rejects": rejects if rejects.rows else None,
-        "notes": notes if notes.rows else None,
-        "files": files if files.rows else None,
-        "files_capped": data.files.height >= MAX_LISTED_FILES,
-        "max_listed_files": MAX_LISTED_FILES,
-    }
+    return OverviewView(
+        cards=cards,
+        manifest=manifest,
+        filtered=view["filtered"],
+        sites=sites,
+        stakes=_stakes_table(data.stakes),
+        rejects=rejects if rejects.rows else None,
+        notes=notes if notes.rows else None,
+        files=files if files.rows else None,
+        files_capped=data.files.height >= MAX_LISTED_FILES,
+        max_listed_files=MAX_LISTED_FILES,
+    )
 
 
 def _stakes_table(stakes: pl.DataFrame) -> Table:
@@ -1683,7 +1719,7 @@ def _stakes_table(stakes: pl.DataFrame) -> Table:
     )
 
 
-def _audit_view(data: ReportData) -> dict[str, Any] | None:
+def _audit_view(data: ReportData) -> AuditView | None:
     """The audit's cards, tables and findings; None when the dataset was not audited."""
     audit = data.audit
     if audit is None:
@@ -1694,7 +1730,7 @@ def _audit_view(data: ReportData) -> dict[str, Any] | None:
         Card("Share of hands", _percent(audit["hands"], data.overview["hands"])),
     ]
     if audit["total"] == 0:
-        return {"cards": cards, "total": 0}
+        return AuditView(cards, 0)
 
     from pipeline.audit_outputs import SEVERITY
 
@@ -1767,15 +1803,15 @@ def _audit_view(data: ReportData) -> dict[str, Any] | None:
         )
         rows = [_finding_row(row, audit["texts"]) for row in group.iter_rows(named=True)]
         groups.append(KindGroup(str(kind), count, columns, rows))
-    return {
-        "cards": cards,
-        "total": audit["total"],
-        "by_kind": by_kind,
-        "chart": findings_chart(audit["by_kind"]),
-        "money": money if money.rows else None,
-        "capped": capped,
-        "groups": groups,
-    }
+    return AuditView(
+        cards=cards,
+        total=audit["total"],
+        by_kind=by_kind,
+        chart=findings_chart(audit["by_kind"]),
+        money=money if money.rows else None,
+        capped=capped,
+        groups=groups,
+    )
 
 
 def _finding_row(row: dict[str, Any], texts: dict[tuple[str, str], HandText]) -> FindingRow:
@@ -1884,7 +1920,7 @@ def _stat_rows(stats: dict[str, Any], currency: str, scale: int) -> list[list[Ce
     return rows
 
 
-def _players_view(data: ReportData) -> dict[str, Any]:
+def _players_view(data: ReportData) -> PlayersView:
     how = (
         "players asked for"
         if data.requested_players
@@ -1926,14 +1962,14 @@ def _players_view(data: ReportData) -> dict[str, Any]:
                 currencies=[_currency_view(block) for block in section.blocks],
             )
         )
-    return {
-        "missing": ", ".join(data.missing_players) if data.missing_players else None,
-        "shown": f"Showing {how}; a player is an account (a screen name on one site), or a"
+    return PlayersView(
+        missing=", ".join(data.missing_players) if data.missing_players else None,
+        shown=f"Showing {how}; a player is an account (a screen name on one site), or a"
         " person of the aliases, as in hilo stats.",
-        "summary": summary,
-        "sections": sections,
-        "stats_note": data.stats_note,
-    }
+        summary=summary,
+        sections=sections,
+        stats_note=data.stats_note,
+    )
 
 
 def _currency_view(block: CurrencyBlock) -> CurrencyView:
