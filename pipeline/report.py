@@ -50,6 +50,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from pipeline.identity import Aliases, alias_lists, load_aliases
+from pipeline.statistics import LABELS, MONEY, PLAIN_NUMBERS
 
 if TYPE_CHECKING:
     import duckdb
@@ -1847,48 +1848,8 @@ def _finding_row(row: dict[str, Any], texts: dict[tuple[str, str], HandText]) ->
     )
 
 
-STAT_LABELS = {
-    "hands": "Hands",
-    "vpip": "VPIP",
-    "pfr": "PFR",
-    "three_bet": "3-Bet",
-    "fold_to_three_bet": "Fold to 3-Bet",
-    "fold_to_three_bet_opener": "Fold to 3-Bet (opener)",
-    "four_bet": "4-Bet",
-    "steal": "Steal",
-    "fold_to_steal": "Fold to Steal",
-    "limp": "Limp",
-    "cold_call": "Cold call",
-    "af": "AF",
-    "afq": "AFq",
-    "flop_cbet": "C-bet flop",
-    "turn_cbet": "C-bet turn",
-    "fold_to_flop_cbet": "Fold to flop c-bet",
-    "fold_to_turn_cbet": "Fold to turn c-bet",
-    "flop_check_raise": "Check-raise flop",
-    "check_raise": "Check-raise",
-    "wtsd": "WTSD",
-    "wsd": "W$SD",
-    "wwsf": "W$WSF",
-    "won_without_showdown": "Won without showdown",
-    "net_won": "Net won",
-    "bb_per_100": "bb/100",
-    "big_bets_per_100": "Big bets/100",
-    "rake_paid": "Rake paid",
-    "scoop_pct": "Scoop (of showdowns)",
-    "high_only_pct": "High only",
-    "low_only_pct": "Low only",
-    "quartered_pct": "Quartered",
-    "three_quartered_pct": "Three-quartered",
-    "chopped_pct": "Chopped (no low)",
-    "won_high_pct": "Won high (any share)",
-    "won_low_pct": "Won low (any share)",
-    "pot_share_at_showdown": "Pot share at showdown",
-    "net_won_minor": "Net won",
-    "showdowns": "Went to showdown",
-    "showdowns_won_net_positive": "Showdowns won (net positive)",
-}
-_PLAIN_NUMBERS = {"af", "afq", "bb_per_100", "big_bets_per_100"}
+# Labels of the report's own columns; every statistic's label is declared with it.
+STAT_LABELS = {**LABELS, "showdowns_won_net_positive": "Showdowns won (net positive)"}
 _SKIPPED_STATS = {"player", "site", "currency"}
 
 
@@ -1900,7 +1861,7 @@ def _stat_rows(stats: dict[str, Any], currency: str, scale: int) -> list[list[Ce
         label = STAT_LABELS.get(column, column.replace("_", " "))
         if column.endswith("_minor"):
             cell = _money_cell(value, currency, scale)
-        elif isinstance(value, Decimal) or column in ("net_won", "rake_paid"):
+        elif isinstance(value, Decimal) or column in MONEY:
             cell = Cell(
                 _decimal_money(value, currency, scale),
                 _sign_class(value),
@@ -1910,7 +1871,7 @@ def _stat_rows(stats: dict[str, Any], currency: str, scale: int) -> list[list[Ce
             cell = _number_cell("–")
         elif isinstance(value, int):
             cell = _count_cell(value)
-        elif column in _PLAIN_NUMBERS:
+        elif column in PLAIN_NUMBERS:
             cell = _number_cell(_number(value), value)
         elif isinstance(value, float):
             cell = _number_cell(_percent(value), value)
