@@ -28,6 +28,7 @@ import polars as pl
 import pyarrow as pa
 
 from parsers.columns import format_card
+from parsers.games import OMAHA_HI_LO, game_named
 from pipeline.dataset import read_table
 from pipeline.profiles import site_profile
 
@@ -114,8 +115,8 @@ def hand_sections(
 ) -> list[str]:
     """The PHH text (without its ``[n]`` header) of each row of ``hands``, in order.
 
-    Hands that PHH cannot hold (fewer than two or more than ten players dealt in) are counted
-    in ``not_exported`` by reason instead.
+    Hands that PHH cannot hold (fewer than two or more than ten players dealt in, a game other
+    than 4-card Omaha Hi/Lo) are counted in ``not_exported`` by reason instead.
     """
     keys = hands.select("site", "hand_id").with_row_index("k")
     grouped = {
@@ -174,6 +175,9 @@ def _section(hand: dict[str, Any], parts: dict[str, list[dict[str, Any]]]) -> st
         (seat for seat in seats if not seat["sitting_out"] or seat["player"] in acting),
         key=lambda seat: (seat["seat"] - button - 1) % 256,
     )
+    game = game_named(hand.get("game"))
+    if game is not OMAHA_HI_LO:  # PHH's variant codes have none for these games
+        raise _NotExportable(f"{game.title}: PHH has no variant code for it")
     count = len(dealt)
     if not 2 <= count <= 10:
         raise _NotExportable(f"{count} players dealt in (PHH Omaha Hi/Lo needs 2 to 10)")
