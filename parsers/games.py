@@ -20,9 +20,16 @@ class Game:
     title: str  # as a player reads it
     hole_cards: int
     exposed_before_flop: int = 0  # board cards dealt face up before the preflop betting
+    # The betting structures sites deal it in: the variants only pot limit.
+    limits: tuple[str, ...] = ("PL",)
+
+    @property
+    def max_players(self) -> int:
+        """The most players one deck deals in (ten at most): 5-card 9, 6-card 7."""
+        return min(10, (52 - 5) // self.hole_cards)
 
 
-OMAHA_HI_LO = Game("O8", "Omaha Hi/Lo", 4)
+OMAHA_HI_LO = Game("O8", "Omaha Hi/Lo", 4, limits=("FL", "PL", "NL"))
 BIG_O = Game("O8-5card", "5-Card Omaha Hi/Lo (Big O)", 5)
 SIX_CARD = Game("O8-6card", "6-Card Omaha Hi/Lo", 6)
 COURCHEVEL = Game("Courchevel-HL", "Courchevel Hi/Lo", 5, exposed_before_flop=1)

@@ -296,6 +296,14 @@ def generate(
             " (written to OUT/<site>/).",
         ),
     ] = "pokerstars",
+    game: Annotated[
+        str,
+        typer.Option(
+            "--game",
+            help="O8 (Omaha Hi/Lo), O8-5card (Big O), O8-6card or Courchevel-HL; pokerstars"
+            " deals all four, winamax O8 and O8-5card.",
+        ),
+    ] = "O8",
     limit: Annotated[
         str, typer.Option("--limit", help="FL, PL, NL, mix, or a comma list such as FL,PL.")
     ] = "mix",
@@ -339,6 +347,7 @@ def generate(
             fault_rate,
             rake_schedule=rake_schedule,
             fault_kinds=fault_kinds,
+            game=game,
         )
     except ValueError as error:
         _fail(str(error))

@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from parsers.games import GAMES
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -96,6 +98,7 @@ class Job:
     is_tournament: bool
     fault_rate: float
     site: str = "pokerstars"
+    game: str = "O8"  # `parsers.games` code
     first_hand_id: int = HAND_ID_FLOOR  # the job's range: HAND_IDS_PER_JOB ids from here
     first_tournament_id: int = TOURNAMENT_ID_FLOOR  # SESSIONS_PER_JOB ids from here
     started_at: datetime = EPOCH  # the first session's first hand
@@ -153,6 +156,7 @@ def plan_jobs(
     tournament_share: float,
     fault_rate: float,
     site: str = "pokerstars",
+    game: str = "O8",
 ) -> list[Job]:
     """Cut ``hands`` into jobs, deterministically from ``seed``.
 
@@ -187,6 +191,7 @@ def plan_jobs(
                 is_tournament,
                 fault_rate,
                 site,
+                game,
             )
         )
         remaining -= size
@@ -256,15 +261,17 @@ def _session_plan(
     from pipeline.rake_schedules import load_schedule
 
     site = SITES[job.site]
+    game = GAMES[job.game]
     fault_kinds = site.fault_kinds if job.fault_kinds is None else job.fault_kinds
     if job.is_tournament:
-        max_seats = rng.choice((2, 6, 6, 9, 9, 10, 10))
+        max_seats = min(rng.choice((2, 6, 6, 9, 9, 10, 10)), game.max_players)
         tournament_id = job.first_tournament_id + number
         table = TableInfo(
             name=f"{tournament_id} 1",
             max_seats=max_seats,
             limit_type=job.limit_type,
             is_tournament=True,
+            game=game,
             tournament_id=tournament_id,
             buy_in=rng.choice(TOURNAMENT_BUY_INS),
             split_unit=site.split_unit,
@@ -282,7 +289,7 @@ def _session_plan(
             fault_rate=job.fault_rate,
             fault_kinds=fault_kinds,
         )
-    max_seats = rng.choice((2, 6, 6, 6, 8, 9, 9, 10))
+    max_seats = min(rng.choice((2, 6, 6, 6, 8, 9, 9, 10)), game.max_players)
     stakes = rng.choice(CASH_STAKES[job.limit_type])
     unique = job.index * SESSIONS_PER_JOB + number
     name = f"{TABLE_STEMS[unique % len(TABLE_STEMS)]} {roman(unique // len(TABLE_STEMS) + 1)}"
@@ -291,6 +298,7 @@ def _session_plan(
         max_seats=max_seats,
         limit_type=job.limit_type,
         is_tournament=False,
+        game=game,
         rake=CashRake(
             job.rake_schedule or load_schedule("generated"),
             site.name,
@@ -337,7 +345,7 @@ def _run_job(job: Job, text_folder: str) -> JobResult:
 
     rng = random.Random(job.seed)
     cards = np.random.default_rng(rng.getrandbits(63))
-    dealer = Dealer(cards)
+    dealer = Dealer(cards, GAMES[job.game].hole_cards)
     uniforms = UniformBuffer(np.random.default_rng(rng.getrandbits(63)))
     names = _player_names()
     site = SITES[job.site]
@@ -455,6 +463,7 @@ def generate(
     out: str | os.PathLike[str],
     *,
     site: str = "pokerstars",
+    game: str = "O8",
     limit: str = "mix",
     tournament_share: float = 0.3,
     fault_rate: float = 0.0,
@@ -476,6 +485,9 @@ def generate(
         The text format: ``pokerstars``, ``ggpoker``, ``fulltilt``, ``partypoker`` or
         ``winamax`` (`pipeline.generate.sites`). A site whose tournaments cannot be audited
         (Winamax) gets cash tables only.
+    game
+        The game dealt (`parsers.games`): ``O8`` (Omaha Hi/Lo), ``O8-5card`` (Big O),
+        ``O8-6card`` or ``Courchevel-HL``, each at the sites that deal it (`SiteText.games`).
     limit
         ``FL``, ``PL``, ``NL``, a comma-separated list (``FL,PL``) or ``mix`` (all three).
     tournament_share
@@ -514,10 +526,18 @@ def generate(
 
     if not site_text(site).tournaments:
         tournament_share = 0.0
+    if game not in site_text(site).games:
+        dealt = ", ".join(site_text(site).games)
+        raise ValueError(f"{site} does not deal {game!r} (it deals {dealt})")
     if limit != "mix" and not set(_limits(limit)) <= set(MIX_WEIGHTS):
         raise ValueError(
             f"unknown limit {limit!r} (FL, PL, NL, a comma-separated list of them, or mix)"
         )
+    if game in GAMES and limit == "mix":
+        limit = ",".join(GAMES[game].limits)
+    elif game in GAMES and not set(_limits(limit)) <= set(GAMES[game].limits):
+        dealt = ", ".join(GAMES[game].limits)
+        raise ValueError(f"{GAMES[game].title} is dealt {dealt} only, not {limit}")
     if hands < 1:
         raise ValueError("--hands must be at least 1")
     if not 0.0 <= tournament_share <= 1.0:
@@ -540,7 +560,7 @@ def generate(
         folder.mkdir()
     jobs = [
         dataclasses.replace(job, rake_schedule=schedule, fault_kinds=kinds)
-        for job in plan_jobs(hands, seed, limit, tournament_share, fault_rate, site)
+        for job in plan_jobs(hands, seed, limit, tournament_share, fault_rate, site, game)
     ]
     if workers is None:
         workers = os.cpu_count() or 1 if hands >= PARALLEL_MINIMUM_HANDS else 1
@@ -584,6 +604,7 @@ def generate_command(
     fault_rate: float,
     rake_schedule: str | os.PathLike[str] = "generated",
     fault_kinds: str | None = None,
+    game: str = "O8",
 ) -> GenerateSummary:
     """What ``hilo generate`` runs (see `generate`); the CLI prints ``summary.line()``.
 
@@ -597,6 +618,7 @@ def generate_command(
         seed,
         out,
         site=site,
+        game=game,
         limit=limit,
         tournament_share=tournament_share,
         fault_rate=fault_rate,

@@ -26,9 +26,7 @@ CARD_COUNT = 52
 BOARD_SIZE = 5
 HOLE_SIZE = 4
 HOLES = BOARD_SIZE  # where the slots' hole cards start in a deal row
-MAX_SLOTS = 10  # every deal has cards for a full ten-seat table
-HIGH_VALUES = HOLES + HOLE_SIZE * MAX_SLOTS  # where the slots' high values start
-LOW_VALUES = HIGH_VALUES + MAX_SLOTS
+MAX_SLOTS = 10  # a four-card deal has cards for a full ten-seat table
 BATCH_HANDS = 128
 LOW_RANKS = (12, 0, 1, 2, 3, 4, 5, 6)  # Ace, Two .. Eight (card rank codes)
 ALL_RANKS = tuple(range(13))
@@ -73,14 +71,16 @@ def _same_ranks_other_suits(
     return first, second
 
 
-def _biased_deal(rng: random.Random, slots: int, shuffled: list[int]) -> list[int]:
+def _biased_deal(
+    rng: random.Random, slots: int, shuffled: list[int], hole_size: int = HOLE_SIZE
+) -> list[int]:
     """Board then slot hole cards of one biased deal (the rest of the deck stays shuffled)."""
     roll = rng.random() * BIASED_SHARE
     taken: set[int] = set()
     board = _pick_low_board(rng, taken)
     fixed: list[list[int]] = []
     if roll < IDENTICAL_HANDS_SHARE:
-        pair = _same_ranks_other_suits(rng, rng.sample(ALL_RANKS, 4), taken)
+        pair = _same_ranks_other_suits(rng, rng.sample(ALL_RANKS, hole_size), taken)
         fixed = [] if pair is None else [pair[0], pair[1]]
     elif roll < IDENTICAL_HANDS_SHARE + SHARED_LOW_SHARE:
         board_ranks = {card // 4 for card in board}
@@ -92,16 +92,18 @@ def _biased_deal(rng: random.Random, slots: int, shuffled: list[int]) -> list[in
     free = [card for card in shuffled if card not in taken]
     drawn = 0
     for hand in fixed:
-        # The shared low cards plus random cards up to four.
-        missing = HOLE_SIZE - len(hand)
+        # The shared low cards plus random cards up to the hand's size.
+        missing = hole_size - len(hand)
         hand.extend(free[drawn : drawn + missing])
         drawn += missing
     cards = board + [card for hand in fixed for card in hand]
-    cards.extend(free[drawn : drawn + BOARD_SIZE + slots * HOLE_SIZE - len(cards)])
+    cards.extend(free[drawn : drawn + BOARD_SIZE + slots * hole_size - len(cards)])
     return cards
 
 
-def deal_batch(rng: np.random.Generator, hands: int, slots: int) -> list[list[int]]:
+def deal_batch(
+    rng: np.random.Generator, hands: int, slots: int, hole_size: int = HOLE_SIZE
+) -> list[list[int]]:
     """Deal and evaluate ``hands`` hands of ``slots`` seat slots.
 
     Parameters
@@ -112,17 +114,22 @@ def deal_batch(rng: np.random.Generator, hands: int, slots: int) -> list[list[in
         Number of hands.
     slots
         Seats per hand, the table's maximum (10 seats use 5 + 40 of the 52 cards).
+    hole_size
+        Hole cards a seat is dealt (4, 5 or 6: `parsers.games`).
 
     Returns
     -------
     list of list of int
-        One row per hand: the 5 board cards, ``slots`` × 4 hole cards, ``slots`` high values,
+        One row per hand: the 5 board cards, ``slots`` × ``hole_size`` hole cards, ``slots``
+        high values,
         ``slots`` low values (0 = no qualifying low). One flat row per hand converts to Python
         much faster than nested arrays.
     """
     from pipeline.evaluator import evaluate_showdowns
 
-    needed = BOARD_SIZE + slots * HOLE_SIZE
+    needed = BOARD_SIZE + slots * hole_size
+    if needed > CARD_COUNT:
+        raise ValueError(f"{slots} seats of {hole_size} cards and a board need {needed} cards")
     decks = np.argsort(rng.random((hands, CARD_COUNT)), axis=1).astype(np.uint8)
     cards = np.ascontiguousarray(decks[:, :needed])
     biased = np.flatnonzero(rng.random(hands) < BIASED_SHARE)
@@ -130,9 +137,9 @@ def deal_batch(rng: np.random.Generator, hands: int, slots: int) -> list[list[in
         # Python's generator is much faster than numpy's for these few small draws.
         fixer = random.Random(int(rng.integers(1 << 62)))
         shuffled = decks[biased].tolist()
-        cards[biased] = [_biased_deal(fixer, slots, deck) for deck in shuffled]
+        cards[biased] = [_biased_deal(fixer, slots, deck, hole_size) for deck in shuffled]
     boards = np.ascontiguousarray(cards[:, :BOARD_SIZE])
-    holes = np.ascontiguousarray(cards[:, BOARD_SIZE:]).reshape(hands * slots, HOLE_SIZE)
+    holes = np.ascontiguousarray(cards[:, BOARD_SIZE:]).reshape(hands * slots, hole_size)
     board_index = np.repeat(np.arange(hands, dtype=np.int64), slots)
     high, low = evaluate_showdowns(holes, board_index, boards)
     rows = np.concatenate(
@@ -145,18 +152,28 @@ class Dealer:
     """Deals rows of `deal_batch` one hand at a time, a batch at a time.
 
     A job shares one dealer between its sessions, so short sessions waste no deals; every row
-    has ten slots, whatever the table's size.
+    has the slots of the game's largest table (ten for four hole cards), whatever the table's
+    size. ``hole(row, slot)``, ``high_at`` and ``low_at`` read a row.
     """
 
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, hole_size: int = HOLE_SIZE) -> None:
         self.rng = rng
+        self.hole_size = hole_size
+        self.slots = min(MAX_SLOTS, (CARD_COUNT - BOARD_SIZE) // hole_size)
+        self.high_at = HOLES + hole_size * self.slots  # where the slots' high values start
+        self.low_at = self.high_at + self.slots
         self.rows: list[list[int]] = []
         self.next_row = 0
 
+    def hole(self, row: list[int], slot: int) -> list[int]:
+        """A slot's hole cards in a dealt row."""
+        start = HOLES + self.hole_size * slot
+        return row[start : start + self.hole_size]
+
     def deal(self) -> list[int]:
-        """The next deal: board, ten slots' hole cards, their high values, their low values."""
+        """The next deal: board, the slots' hole cards, their high values, their low values."""
         if self.next_row == len(self.rows):
-            self.rows = deal_batch(self.rng, BATCH_HANDS, MAX_SLOTS)
+            self.rows = deal_batch(self.rng, BATCH_HANDS, self.slots, self.hole_size)
             self.next_row = 0
         row = self.rows[self.next_row]
         self.next_row += 1

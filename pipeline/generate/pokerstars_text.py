@@ -87,9 +87,11 @@ HIGH_TEXT, HIGH_TEXT_WITH_KICKERS, LOW_TEXT = _descriptions()
 
 
 def _hole_text(cards: Sequence[int]) -> str:
-    """The four hole cards as text (one f-string: a join builds a list and costs twice as
+    """The hole cards as text (four in one f-string: a join builds a list and costs twice as
     much)."""
     text = CARD_TEXT
+    if len(cards) != 4:  # Big O, Courchevel, 6-card
+        return " ".join(text[card] for card in cards)
     first, second, third, fourth = cards
     return f"{text[first]} {text[second]} {text[third]} {text[fourth]}"
 
@@ -106,13 +108,23 @@ def _time(moment: datetime) -> str:
     )
 
 
+# What the header calls each game (`parsers.games` codes).
+GAME_NAMES = {
+    "O8": "Omaha Hi/Lo",
+    "O8-5card": "5 Card Omaha Hi/Lo",
+    "O8-6card": "6 Card Omaha Hi/Lo",
+    "Courchevel-HL": "Courchevel Hi/Lo",
+}
+FILE_GAME_NAMES = {code: name.replace("/", "-") for code, name in GAME_NAMES.items()}
+
+
 def _game_text(hand: HandRecord) -> str:
     """The header between the hand id and the time (the same for every hand of a level)."""
     table = hand.table
     stakes = hand.stakes
     low = stakes.header_low
     high = stakes.header_high
-    game = f"Omaha Hi/Lo {LIMIT_NAMES[stakes.limit_type]}"
+    game = f"{GAME_NAMES[table.game.code]} {LIMIT_NAMES[stakes.limit_type]}"
     if table.is_tournament:
         return (
             f": Tournament #{table.tournament_id}, {table.buy_in} {game}"
@@ -281,6 +293,8 @@ def _render_hand(hand: HandRecord, game_text: str, lines: list[str]) -> None:
         hole_texts[hand.hero] = _hole_text(hand.holes[hand.hero])
         append(f"Dealt to {names[hand.hero]} [{hole_texts[hand.hero]}]")
     board = [CARD_TEXT[card] for card in hand.board]
+    if hand.table.game.exposed_before_flop:
+        append(f"*** PRE-FLOP *** [{board[0]}]")
     street = 0
     stakes = hand.stakes
     # Fixed limit: full bets so far on the street (the big blind is the first before the flop)
@@ -470,9 +484,10 @@ def file_name(first: HandRecord) -> str:
     table = first.table
     date = f"{first.started_at.year}{first.started_at.month:02d}{first.started_at.day:02d}"
     limit = LIMIT_NAMES[first.stakes.limit_type]
+    game = FILE_GAME_NAMES[table.game.code]
     if table.is_tournament:
-        return f"HH{date} T{table.tournament_id} Omaha Hi-Lo {limit}.txt"
+        return f"HH{date} T{table.tournament_id} {game} {limit}.txt"
     stakes = first.stakes
     low = cash_money(stakes.header_low)
     high = cash_money(stakes.header_high)
-    return f"HH{date} {table.name} - {low}-{high} - USD Omaha Hi-Lo {limit}.txt"
+    return f"HH{date} {table.name} - {low}-{high} - USD {game} {limit}.txt"

@@ -34,7 +34,8 @@ from pipeline.generate.betting import (
     UniformBuffer,
     play_packed,
 )
-from pipeline.generate.dealing import HIGH_VALUES, HOLES, LOW_VALUES, Dealer
+from parsers.games import OMAHA_HI_LO, Game
+from pipeline.generate.dealing import HOLES, Dealer
 from pipeline.generate.faults import FAULT_KINDS, FaultContext, choose_fault
 from pipeline.generate.money import cash_money
 from pipeline.generate.showdown import (
@@ -84,6 +85,7 @@ class TableInfo:
     max_seats: int
     limit_type: str
     is_tournament: bool
+    game: Game = OMAHA_HI_LO
     tournament_id: int = 0
     buy_in: str = ""
     rake: CashRake | None = None  # the rake schedule at a cash table; None: no rake
@@ -524,9 +526,10 @@ class Session:
         slot_of = [
             0 if player == first else 1 if player == second else next(others) for player in range(n)
         ]
-        holes = [deal[HOLES + 4 * slot : HOLES + 4 * slot + 4] for slot in slot_of]
-        high = [deal[HIGH_VALUES + slot] for slot in slot_of]
-        low = [deal[LOW_VALUES + slot] for slot in slot_of]
+        dealer = self.dealer
+        holes = [dealer.hole(deal, slot) for slot in slot_of]
+        high = [deal[dealer.high_at + slot] for slot in slot_of]
+        low = [deal[dealer.low_at + slot] for slot in slot_of]
         outcome = play_betting(
             stakes,
             [sitter.stack for sitter in ring],
@@ -622,7 +625,8 @@ class Session:
             hero=hero,
             holes=holes,
             board=deal[:HOLES],
-            board_shown=outcome.board_shown,
+            # Courchevel's first board card is face up from the start.
+            board_shown=max(outcome.board_shown, table.game.exposed_before_flop),
             small_blind_player=outcome.small_blind_player,
             big_blind_player=outcome.big_blind_player,
             actions=outcome.actions,

@@ -55,6 +55,7 @@ class SiteText:
     tournaments: bool
     currency: str  # of cash games
     heads_up_uncapped: bool = True  # fixed-limit cash tables only
+    games: tuple[str, ...] = ("O8",)  # what the site deals (`parsers.games` codes)
 
     def module(self) -> ModuleType:
         """The writer module."""
@@ -69,7 +70,14 @@ class SiteText:
 SITES: dict[str, SiteText] = {
     # PokerStars caps fixed limit at 4 bets a street heads-up too (real-site-evidence.md).
     "pokerstars": SiteText(
-        "pokerstars", "pokerstars_text", 1, FAULT_KINDS, True, "USD", heads_up_uncapped=False
+        "pokerstars",
+        "pokerstars_text",
+        1,
+        FAULT_KINDS,
+        True,
+        "USD",
+        heads_up_uncapped=False,
+        games=("O8", "O8-5card", "O8-6card", "Courchevel-HL"),
     ),
     "ggpoker": SiteText("ggpoker", "ggpoker_text", 1, PAYOUT_AND_RAKE_FAULTS, True, "USD"),
     # Full Tilt's parser declares a 5-cent split unit (its $0.50/$1 tables split $7.75 as
@@ -81,7 +89,9 @@ SITES: dict[str, SiteText] = {
     # Winamax prints tournament chips in hundredths (``7410.50``), which the parser stores with
     # money_scale 100, so the audit splits chip pots to a hundredth of a chip while the
     # simulator (and any real table) splits them to the chip: cash games only.
-    "winamax": SiteText("winamax", "winamax_text", 1, PAYOUT_AND_RAKE_FAULTS, False, "EUR"),
+    "winamax": SiteText(
+        "winamax", "winamax_text", 1, PAYOUT_AND_RAKE_FAULTS, False, "EUR", games=("O8", "O8-5card")
+    ),
 }
 
 

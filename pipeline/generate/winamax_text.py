@@ -89,11 +89,15 @@ def low_text(value: int) -> str:
     return f"High card : {LOW_TEXT[value].split(',')[0]}"
 
 
+# What the header calls each game Winamax deals (`parsers.games` codes).
+GAME_NAMES = {"O8": "Omaha Hi/Lo", "O8-5card": "5 Card Omaha Hi/Lo"}
+
+
 def _header(hand: HandRecord) -> str:
     stakes = hand.stakes
     return (
-        f"Winamax Poker - CashGame - HandId: #{hand_id_text(hand)} - Omaha Hi/Lo"
-        f" {LIMIT_NAMES[stakes.limit_type]}"
+        f"Winamax Poker - CashGame - HandId: #{hand_id_text(hand)}"
+        f" - {GAME_NAMES[hand.table.game.code]} {LIMIT_NAMES[stakes.limit_type]}"
         f" ({euros(stakes.header_low)}/{euros(stakes.header_high)})"
         f" - {utc_stamp(hand.started_at)} UTC"
     )
