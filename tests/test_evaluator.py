@@ -295,6 +295,19 @@ def test_repeated_card_names_first_bad_row(parallel: bool) -> None:
         evaluate(hole, board, parallel=parallel)
 
 
+@pytest.mark.parametrize("hole_text", ["Ac Kc 2d 3d", "Ac Kc 2d 3d 4d", "Ac Kc 2d 3d 4d 5d"])
+def test_bad_code_in_a_flush_row_is_reported_not_read(hole_text: str) -> None:
+    # Regression: a code >= 52 whose low bits name the flush suit (200 = "rank 50, clubs")
+    # set a rank bit far outside the flush table, and the flush pass read there (a crash).
+    hole = parse_cards(hole_text)[None, :].copy()
+    hole[0, -1] = 200
+    board = parse_cards("Qc Jc 9c 8h 7h")[None, :]
+    with pytest.raises(ValueError, match=r"^row 0: card code 200 is not in 0\.\.51"):
+        evaluate(hole, board)
+    with pytest.raises(ValueError, match=r"^row 0: card code 200 is not in 0\.\.51"):
+        evaluate_showdowns(hole, np.zeros(1, np.int64), board)
+
+
 def test_showdown_validation() -> None:
     hole, board_index, boards = random_showdowns(100, seed=3)
     bad_boards = boards.copy()

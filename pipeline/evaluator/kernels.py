@@ -145,7 +145,9 @@ def _suit_rank_mask(cards, first, count, suit):  # type: ignore[no-untyped-def]
         card = _U(cards[first + position])
         if card & _U(3) == suit:
             mask |= _U(1) << (card >> _U(2))
-    return mask
+    # A code >= 52 (a bad row, raised by the caller) would set a bit above the 13 ranks, and
+    # the flush table it indexes has 2**13 entries.
+    return mask & _RANK_MASK
 
 
 @_jit
