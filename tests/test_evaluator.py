@@ -109,6 +109,165 @@ def test_flush_heavy_deals_match_reference() -> None:
     check_against_reference(codes[:, :4].astype(np.uint8), codes[:, 4:].astype(np.uint8))
 
 
+# --- 5 and 6 hole cards (Big O, Courchevel, 6-card Omaha Hi/Lo) ----------------------
+
+WIDE = [5, 6]
+
+
+@pytest.mark.parametrize("hole_cards", WIDE)
+def test_wide_random_deals_match_reference(hole_cards: int) -> None:
+    check_against_reference(*random_deals(3_000, seed=30 + hole_cards, hole_cards=hole_cards))
+
+
+@pytest.mark.parametrize("hole_cards", WIDE)
+def test_wide_low_and_flush_heavy_deals_match_reference(hole_cards: int) -> None:
+    generator = np.random.default_rng(40 + hole_cards)
+    width = hole_cards + 5
+    low_cards = np.array([code for code in range(52) if code // 4 <= 6 or code // 4 == 12])
+    lows = np.stack([generator.choice(low_cards, width, replace=False) for _ in range(2_000)])
+    check_against_reference(
+        np.ascontiguousarray(lows[:, :hole_cards], dtype=np.uint8),
+        np.ascontiguousarray(lows[:, hole_cards:], dtype=np.uint8),
+    )
+    two_suits = np.stack([generator.choice(26, width, replace=False) for _ in range(2_000)])
+    codes = (two_suits % 13) * 4 + two_suits // 13
+    check_against_reference(
+        np.ascontiguousarray(codes[:, :hole_cards], dtype=np.uint8),
+        np.ascontiguousarray(codes[:, hole_cards:], dtype=np.uint8),
+    )
+
+
+def best_of_four_card_subsets(
+    hole: npt.NDArray[np.uint8], board: npt.NDArray[np.uint8]
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """The second oracle: the 4-card kernel on every four-card subset of each row (5 or 15
+    of them); each pair of hole cards lies in some subset, so their best is the row's."""
+    subsets = list(itertools.combinations(range(hole.shape[1]), 4))
+    values = [evaluate(np.ascontiguousarray(hole[:, list(subset)]), board) for subset in subsets]
+    high = np.max([value[0] for value in values], axis=0)
+    low = np.max([value[1] for value in values], axis=0)
+    return high, low
+
+
+@pytest.mark.parametrize("hole_cards", WIDE)
+def test_wide_rows_equal_the_best_four_card_subset(hole_cards: int) -> None:
+    hole, board = random_deals(200_000, seed=50 + hole_cards, hole_cards=hole_cards)
+    high, low = evaluate(hole, board)
+    expected_high, expected_low = best_of_four_card_subsets(hole, board)
+    np.testing.assert_array_equal(high, expected_high)
+    np.testing.assert_array_equal(low, expected_low)
+
+
+@pytest.mark.parametrize("hole_cards", WIDE)
+def test_wide_showdowns_equal_per_row_evaluation(hole_cards: int) -> None:
+    most = 47 // hole_cards
+    hole, board_index, boards = random_showdowns(5_000, 2, most, seed=60, hole_cards=hole_cards)
+    shared = evaluate_showdowns(hole, board_index, boards)
+    per_row = evaluate(hole, boards[board_index])
+    np.testing.assert_array_equal(shared[0], per_row[0])
+    np.testing.assert_array_equal(shared[1], per_row[1])
+
+
+@pytest.mark.parametrize("hole_cards", WIDE)
+@pytest.mark.parametrize("function", ["rows", "showdowns"])
+def test_wide_parallel_and_serial_agree(function: str, hole_cards: int) -> None:
+    hole, board_index, boards = random_showdowns(20_000, 2, 6, seed=61, hole_cards=hole_cards)
+    if function == "rows":
+        runs = [evaluate(hole, boards[board_index], parallel=flag) for flag in (False, True)]
+    else:
+        runs = [
+            evaluate_showdowns(hole, board_index, boards, parallel=flag) for flag in (False, True)
+        ]
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+
+
+WIDE_CASES = [
+    # (hole, board, expected high, expected low)
+    # The fifth card makes trips (two pair, Aces and Kings, without it).
+    ("Kc Kd 9h 9s As", "Ah Ad 7c 4d 2s", "three of a kind, Aces", ""),
+    # The fifth and sixth cards make the wheel, high and low.
+    ("Kc Kd 9h 9s 3c 2d", "Ah Ad 7c 4d 5s", "a straight, Ace to Five", "5,4,3,2,A"),
+    # Four of a suit in hand and three on board: a flush of the best two of the four.
+    ("Ah Kh 2h 3h Qs", "7h 8h Th 4c 5d", "a flush, Ace high", "7,5,4,2,A"),
+    ("Ah Kh 2h 3h Qs 6c", "4h 5h 6h Jc Jd", "a straight flush, Deuce to Six", "6,5,4,2,A"),
+    ("9c 9d 9h 2s 3s 4s", "Ks Qs Js 8c 7d", "a flush, King high", ""),
+    # Three suited hole cards and a four-flush board still need exactly two hole cards.
+    ("Ac Kc Qc 2d 3d", "Jc Tc 9c 8c 7h", "a straight flush, Nine to King", ""),
+    # Five low ranks in hand but one low rank on board: no straight, no low.
+    ("Ac 2d 3h 4s 5c", "6d 9h Ts Jc Qd", "high card Ace", ""),
+    ("Ac 2d 3h 4s 5c 8d", "6d 7h 8s Jc Qd", "a straight, Four to Eight", "8,7,6,2,A"),
+    # Paired hole ranks add no low rank; a sixth card does.
+    ("2c 2d 2h Ks Kc", "3d 4h 5s Qc Jd", "a pair of Kings", ""),
+    ("2c 2d 2h Ks Kc 7s", "3d 4h 5s Qc Jd", "a pair of Kings", "7,5,4,3,2"),
+]
+
+
+@pytest.mark.parametrize(("hole_text", "board_text", "expected_high", "expected_low"), WIDE_CASES)
+def test_wide_edge_families(
+    hole_text: str, board_text: str, expected_high: str, expected_low: str
+) -> None:
+    high, low = evaluate_one(hole_text, board_text)
+    assert describe_high(high) == expected_high
+    assert describe_low(low) == expected_low
+
+
+def test_wide_edge_families_match_reference_jointly() -> None:
+    for width in WIDE:
+        cases = [case for case in WIDE_CASES if len(case[0].split()) == width]
+        hole = np.stack([parse_cards(case[0]) for case in cases])
+        board = np.stack([parse_cards(case[1]) for case in cases])
+        check_against_reference(hole, board)
+
+
+@pytest.mark.parametrize("hole_cards", WIDE)
+@pytest.mark.parametrize("parallel", [False, True])
+def test_wide_bad_rows_are_named(hole_cards: int, parallel: bool) -> None:
+    hole, board = random_deals(20_000, seed=62, hole_cards=hole_cards)
+    hole[9_000, 1] = hole[9_000, hole_cards - 1]
+    board[12_000, 0] = hole[12_000, 2]
+    hole[15_000, hole_cards - 1] = 200
+    with pytest.raises(ValueError, match=r"^row 9000: card \w\w appears twice"):
+        evaluate(hole, board, parallel=parallel)
+    hole[9_000] = random_deals(1, seed=3, hole_cards=hole_cards)[0][0]
+    board[9_000] = np.setdiff1d(np.arange(52), hole[9_000])[:5]
+    with pytest.raises(ValueError, match=r"^row 12000: card \w\w appears twice"):
+        evaluate(hole, board, parallel=parallel)
+    board[12_000] = np.setdiff1d(np.arange(52), hole[12_000])[:5]
+    with pytest.raises(ValueError, match=r"^row 15000: card code 200 is not in 0\.\.51"):
+        evaluate(hole, board, parallel=parallel)
+
+
+@pytest.mark.parametrize("hole_cards", WIDE)
+def test_wide_showdown_validation(hole_cards: int) -> None:
+    hole, board_index, boards = random_showdowns(100, seed=63, hole_cards=hole_cards)
+    bad_hole = hole.copy()
+    bad_hole[30, hole_cards - 1] = boards[board_index[30], 0]
+    with pytest.raises(ValueError, match=r"^row 30: card \w\w appears twice"):
+        evaluate_showdowns(bad_hole, board_index, boards)
+    bad_hole = hole.copy()
+    bad_hole[31, 4] = 52
+    with pytest.raises(ValueError, match=r"^row 31: card code 52"):
+        evaluate_showdowns(bad_hole, board_index, boards)
+    bad_index = board_index.copy()
+    bad_index[5] = -1
+    with pytest.raises(ValueError, match=r"^row 5: board index -1 is not in 0\.\.99"):
+        evaluate_showdowns(hole, bad_index, boards)
+    bad_index[5] = 100
+    with pytest.raises(ValueError, match=r"^row 5: board index 100"):
+        evaluate_showdowns(hole, bad_index.astype(np.uint32), boards)
+
+
+def test_wide_empty_input() -> None:
+    for width in WIDE:
+        high, low = evaluate(np.empty((0, width), np.uint8), np.empty((0, 5), np.uint8))
+        assert high.shape == low.shape == (0,)
+        shown = evaluate_showdowns(
+            np.empty((0, width), np.uint8), np.empty(0, np.int64), np.empty((0, 5), np.uint8)
+        )
+        assert shown[0].shape == (0,)
+
+
 def test_showdowns_equal_per_row_evaluation() -> None:
     hole, board_index, boards = random_showdowns(5_000, 2, 10, seed=7)
     shared = evaluate_showdowns(hole, board_index, boards)
@@ -250,8 +409,10 @@ def test_same_high_different_kicker_does_not_tie() -> None:
 
 
 def test_wrong_shapes_are_rejected() -> None:
-    with pytest.raises(ValueError, match=r"hole must have shape \(N, 4\)"):
+    with pytest.raises(ValueError, match=r"hole must have shape \(N, 4\) or \(N, 5\) or \(N, 6\)"):
         evaluate(np.zeros((2, 3), np.uint8), np.zeros((2, 5), np.uint8))
+    with pytest.raises(ValueError, match=r"hole must have shape"):
+        evaluate(np.zeros((2, 7), np.uint8), np.zeros((2, 5), np.uint8))
     with pytest.raises(ValueError, match=r"board must have shape \(N, 5\)"):
         evaluate(np.zeros((2, 4), np.uint8), np.zeros(10, np.uint8))
     with pytest.raises(ValueError, match="rows"):

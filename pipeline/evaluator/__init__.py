@@ -3,8 +3,11 @@
 ``evaluate(hole, board)`` and ``evaluate_showdowns(hole, board_index, boards)`` return
 int32 ``(high, low)`` arrays: high 1..7462 (larger is better, ``7463 - high`` is
 phevaluator's rank), low 1..56 (larger is better) or 0 for no qualifying low. Equal values
-tie. `describe_high` / `describe_low` give PokerStars wording; `high_ranks` / `low_ranks`
-decode the ranks; `pipeline.evaluator.reference` is a plain-Python brute-force reference.
+tie. Hole rows hold 4, 5 or 6 cards (Omaha Hi/Lo; Big O and Courchevel; 6-card Omaha
+Hi/Lo), exactly two of which play: four cost one read of the high table (`kernels`), five and
+six three (`kernels_wide`). `describe_high` / `describe_low` give PokerStars wording;
+`high_ranks` / `low_ranks` decode the ranks; `pipeline.evaluator.reference` is a plain-Python
+brute-force reference.
 """
 
 from pipeline.evaluator.api import card_text, evaluate, evaluate_showdowns, parse_cards, warm_up

@@ -5,7 +5,6 @@ Card code ``rank * 4 + suit``: rank 0..12 = 2..A, suit 0..3 = c, d, h, s.
 
 from __future__ import annotations
 
-import itertools
 import os
 import threading
 from collections.abc import Callable
@@ -15,7 +14,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from pipeline.evaluator import kernels
+from pipeline.evaluator import kernels, kernels_wide
 from pipeline.evaluator.tables import EvaluatorTables, load_tables
 
 __all__ = ["card_text", "evaluate", "evaluate_showdowns", "parse_cards", "warm_up"]
@@ -80,32 +79,6 @@ def _check_card_array(name: str, array: object, columns: int | tuple[int, ...]) 
         shapes = " or ".join(f"(N, {count})" for count in allowed)
         raise ValueError(f"{name} must have shape {shapes}, got {array.shape}")
     return np.ascontiguousarray(array)
-
-
-def _four_card_subsets(hole: CardArray) -> tuple[CardArray, npt.NDArray[np.int64]]:
-    """Every four-card subset of each row and the row it came from: each pair of hole cards
-    lies in one of them, so the best over a row's subsets uses exactly two of its cards."""
-    columns = list(itertools.combinations(range(hole.shape[1]), HOLE_CARD_COUNT))
-    subsets = np.ascontiguousarray(hole[:, columns].reshape(-1, HOLE_CARD_COUNT))
-    return subsets, np.repeat(np.arange(hole.shape[0]), len(columns))
-
-
-def _best_of_subsets(
-    values: tuple[ValueArray, ValueArray], origin: npt.NDArray[np.int64], rows: int
-) -> tuple[ValueArray, ValueArray]:
-    high = np.zeros(rows, dtype=np.int32)
-    low = np.zeros(rows, dtype=np.int32)
-    np.maximum.at(high, origin, values[0])
-    np.maximum.at(low, origin, values[1])
-    return high, low
-
-
-def _first_bad_hole_row(hole: CardArray, board_of_row: CardArray) -> int | None:
-    for row in range(hole.shape[0]):
-        cards = [int(code) for code in hole[row]] + [int(code) for code in board_of_row[row]]
-        if max(cards) >= CARD_COUNT or len(set(cards)) != len(cards):
-            return row
-    return None
 
 
 def _row_problem(cards: list[int]) -> str:
@@ -208,25 +181,24 @@ def evaluate(
     board = _check_card_array("board", board, BOARD_CARD_COUNT)
     if hole.shape[0] != board.shape[0]:
         raise ValueError(f"hole has {hole.shape[0]} rows but board has {board.shape[0]}")
-    if hole.shape[1] != HOLE_CARD_COUNT:
-        bad = _first_bad_hole_row(hole, board)
-        if bad is not None:
-            cards = [int(code) for code in hole[bad]] + [int(code) for code in board[bad]]
-            raise ValueError(f"row {bad}: {_row_problem(cards)} (hole + board {cards})")
-        subsets, origin = _four_card_subsets(hole)
-        values = evaluate(subsets, board[origin], parallel=parallel)
-        return _best_of_subsets(values, origin, hole.shape[0])
     row_count = hole.shape[0]
     high = np.empty(row_count, dtype=np.int32)
     low = np.empty(row_count, dtype=np.int32)
     if row_count == 0:
         return high, low
     tables = load_tables()
-    bad_row = _run_kernel(
-        kernels.evaluate_rows_serial, kernels.evaluate_rows_parallel, row_count, parallel,
-        hole.reshape(-1), board.reshape(-1), high, low,
-        tables.card_table, tables.flush, tables.low, tables.high,
-    )  # fmt: skip
+    if hole.shape[1] == HOLE_CARD_COUNT:
+        bad_row = _run_kernel(
+            kernels.evaluate_rows_serial, kernels.evaluate_rows_parallel, row_count, parallel,
+            hole.reshape(-1), board.reshape(-1), high, low,
+            tables.card_table, tables.flush, tables.low, tables.high,
+        )  # fmt: skip
+    else:
+        bad_row = _run_kernel(
+            kernels_wide.evaluate_wide_rows_serial, kernels_wide.evaluate_wide_rows_parallel,
+            row_count, parallel, hole.reshape(-1), hole.shape[1], board.reshape(-1), high, low,
+            tables.card_table, tables.flush, tables.low, tables.high,
+        )  # fmt: skip
     if bad_row != kernels.NO_BAD_ROW:
         cards = [int(code) for code in hole[bad_row]] + [int(code) for code in board[bad_row]]
         raise ValueError(f"row {bad_row}: {_row_problem(cards)} (hole + board {cards})")
@@ -272,20 +244,6 @@ def evaluate_showdowns(
         raise ValueError("board_index must be a numpy integer array")
     if board_index.shape != (hole.shape[0],):
         raise ValueError(f"board_index must have shape ({hole.shape[0]},), got {board_index.shape}")
-    if hole.shape[1] != HOLE_CARD_COUNT:
-        in_range = (board_index >= 0) & (board_index < boards.shape[0])
-        if not in_range.all():
-            bad = int(np.flatnonzero(~in_range)[0])
-            index = int(board_index[bad])
-            raise ValueError(f"row {bad}: board index {index} is not in 0..{boards.shape[0] - 1}")
-        bad = _first_bad_hole_row(hole, boards[board_index])
-        if bad is not None:
-            index = int(board_index[bad])
-            cards = [int(code) for code in hole[bad]] + [int(code) for code in boards[index]]
-            raise ValueError(f"row {bad}: {_row_problem(cards)} (hole + board {index} {cards})")
-        subsets, origin = _four_card_subsets(hole)
-        values = evaluate_showdowns(subsets, board_index[origin], boards, parallel=parallel)
-        return _best_of_subsets(values, origin, hole.shape[0])
     given_index = board_index
     # Huge uint64 values wrap to negative int64, which the kernel rejects like any other.
     board_index = np.ascontiguousarray(board_index).astype(np.int64, copy=False)
@@ -304,11 +262,18 @@ def evaluate_showdowns(
         raise ValueError(f"boards row {bad_board}: {_row_problem(cards)} (board {cards})")
     if row_count == 0:
         return high, low
-    bad_row = _run_kernel(
-        kernels.evaluate_players_serial, kernels.evaluate_players_parallel, row_count, parallel,
-        hole.reshape(-1), board_index, high, low, board_data,
-        tables.card_table, tables.flush, tables.low, tables.high,
-    )  # fmt: skip
+    if hole.shape[1] == HOLE_CARD_COUNT:
+        bad_row = _run_kernel(
+            kernels.evaluate_players_serial, kernels.evaluate_players_parallel, row_count,
+            parallel, hole.reshape(-1), board_index, high, low, board_data,
+            tables.card_table, tables.flush, tables.low, tables.high,
+        )  # fmt: skip
+    else:
+        bad_row = _run_kernel(
+            kernels_wide.evaluate_wide_players_serial, kernels_wide.evaluate_wide_players_parallel,
+            row_count, parallel, hole.reshape(-1), hole.shape[1], board_index, high, low,
+            board_data, tables.card_table, tables.flush, tables.low, tables.high,
+        )  # fmt: skip
     if bad_row != kernels.NO_BAD_ROW:
         index = int(given_index[bad_row])
         if not 0 <= index < board_count:
@@ -327,10 +292,12 @@ def warm_up() -> EvaluatorTables:
         The shared tables.
     """
     tables = load_tables()
-    hole = np.array([[0, 1, 2, 3]], dtype=np.uint8)
-    board = np.array([[4, 5, 6, 7, 8]], dtype=np.uint8)
-    # One call per kernel variant (serial and thread pool) so none compiles later.
-    for parallel in (False, True):
-        evaluate(hole, board, parallel=parallel)
-        evaluate_showdowns(hole, np.zeros(1, dtype=np.int64), board, parallel=parallel)
+    board = np.array([[10, 11, 12, 13, 14]], dtype=np.uint8)
+    # One call per kernel variant (4 and 5-6 hole cards, serial and thread pool) so none
+    # compiles later.
+    for width in (HOLE_CARD_COUNT, max(HOLE_CARD_COUNTS)):
+        hole = np.arange(width, dtype=np.uint8)[None, :]
+        for parallel in (False, True):
+            evaluate(hole, board, parallel=parallel)
+            evaluate_showdowns(hole, np.zeros(1, dtype=np.int64), board, parallel=parallel)
     return tables

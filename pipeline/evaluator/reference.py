@@ -1,9 +1,10 @@
 """Scalar reference evaluator, written to be obviously right rather than fast.
 
-It tries all 60 ways to take exactly two hole cards and three board cards and ranks each
-five-card hand with plain Python, sharing no table or code with the kernel. Results are
-tuples that compare the way hands do (larger is better); the tests check that the kernel
-orders and ties every sample exactly as this module does.
+It tries all ways (60 with four hole cards, 100 with five, 150 with six) to take exactly two
+hole cards and three board cards and ranks each five-card hand with plain Python, sharing no
+table or code with the kernel. Results are tuples that compare the way hands do (larger is
+better); the tests check that the kernel orders and ties every sample exactly as this module
+does.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def five_card_low(cards: Sequence[int]) -> LowKey | None:
 
 
 def best_high(hole: Sequence[int], board: Sequence[int]) -> HighKey:
-    """Best high of exactly two of the four hole cards and three of the five board cards."""
+    """Best high of exactly two of the hole cards and three of the five board cards."""
     return max(
         five_card_high([*pair, *triple])
         for pair in itertools.combinations(hole, 2)

@@ -15,6 +15,7 @@ import numpy.typing as npt
 __all__ = ["random_deals", "random_showdowns"]
 
 CARD_COUNT = 52
+BOARD_CARD_COUNT = 5
 
 
 def _rows_with_repeats(cards: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
@@ -24,9 +25,9 @@ def _rows_with_repeats(cards: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
 
 
 def random_deals(
-    count: int, seed: int | np.random.Generator | None = None
+    count: int, seed: int | np.random.Generator | None = None, hole_cards: int = 4
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
-    """Uniformly random Omaha deals: four hole cards and five board cards per row.
+    """Uniformly random deals: ``hole_cards`` hole cards and five board cards per row.
 
     Parameters
     ----------
@@ -34,22 +35,25 @@ def random_deals(
         Number of deals.
     seed
         Seed or generator.
+    hole_cards
+        4 (Omaha Hi/Lo), 5 (Big O, Courchevel) or 6.
 
     Returns
     -------
     hole, board
-        uint8 arrays (count, 4) and (count, 5), no card repeated within a row.
+        uint8 arrays (count, hole_cards) and (count, 5), no card repeated within a row.
     """
     generator = np.random.default_rng(seed)
-    cards = generator.integers(0, CARD_COUNT, size=(count, 9), dtype=np.uint8)
-    # Redrawing whole rows that repeat a card keeps every ordered 9-card deal equally likely.
+    width = hole_cards + BOARD_CARD_COUNT
+    cards = generator.integers(0, CARD_COUNT, size=(count, width), dtype=np.uint8)
+    # Redrawing whole rows that repeat a card keeps every ordered deal equally likely.
     repeats = _rows_with_repeats(cards)
     while repeats.any():
         cards[repeats] = generator.integers(
-            0, CARD_COUNT, size=(int(repeats.sum()), 9), dtype=np.uint8
+            0, CARD_COUNT, size=(int(repeats.sum()), width), dtype=np.uint8
         )
         repeats[repeats] = _rows_with_repeats(cards[repeats])
-    return np.ascontiguousarray(cards[:, :4]), np.ascontiguousarray(cards[:, 4:])
+    return np.ascontiguousarray(cards[:, :hole_cards]), np.ascontiguousarray(cards[:, hole_cards:])
 
 
 def random_showdowns(
@@ -57,6 +61,7 @@ def random_showdowns(
     minimum_players: int = 2,
     maximum_players: int = 6,
     seed: int | np.random.Generator | None = None,
+    hole_cards: int = 4,
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
     """Random showdowns: each board shared by 2..6 (or the given range of) players.
 
@@ -65,9 +70,12 @@ def random_showdowns(
     board_count
         Number of boards (hands).
     minimum_players, maximum_players
-        Inclusive range of players per board, drawn uniformly; at most 11 fit a deck.
+        Inclusive range of players per board, drawn uniformly; at most 11 fit a deck with
+        four hole cards each, 9 with five, 7 with six.
     seed
         Seed or generator.
+    hole_cards
+        Hole cards per player: 4, 5 or 6.
 
     Returns
     -------
@@ -75,8 +83,9 @@ def random_showdowns(
         As taken by `pipeline.evaluator.evaluate_showdowns`; players of a board are
         consecutive rows.
     """
-    if not 1 <= minimum_players <= maximum_players <= (CARD_COUNT - 5) // 4:
-        raise ValueError("players per board must satisfy 1 <= minimum <= maximum <= 11")
+    most = (CARD_COUNT - BOARD_CARD_COUNT) // hole_cards
+    if not 1 <= minimum_players <= maximum_players <= most:
+        raise ValueError(f"players per board must satisfy 1 <= minimum <= maximum <= {most}")
     generator = np.random.default_rng(seed)
     decks = generator.permuted(
         np.tile(np.arange(CARD_COUNT, dtype=np.uint8), (board_count, 1)), axis=1
@@ -84,6 +93,7 @@ def random_showdowns(
     players = generator.integers(minimum_players, maximum_players + 1, size=board_count)
     board_index = np.repeat(np.arange(board_count, dtype=np.int64), players)
     seat = np.arange(board_index.size) - np.repeat(np.cumsum(players) - players, players)
-    columns = 5 + 4 * seat[:, None] + np.arange(4)
+    columns = BOARD_CARD_COUNT + hole_cards * seat[:, None] + np.arange(hole_cards)
     hole = decks[board_index[:, None], columns]
-    return np.ascontiguousarray(hole), board_index, np.ascontiguousarray(decks[:, :5])
+    boards = np.ascontiguousarray(decks[:, :BOARD_CARD_COUNT])
+    return np.ascontiguousarray(hole), board_index, boards

@@ -48,8 +48,8 @@ BOARD_MULTISET_COUNT = math.comb(RANK_COUNT + 4, 5)  # 6,188
 PAIR_MULTISET_COUNT = math.comb(RANK_COUNT + 1, 2)  # 91
 TRIPLE_MULTISET_COUNT = math.comb(RANK_COUNT + 2, 3)  # 455
 CARD_COUNT = 52
-# Every code >= 52 maps to this bit so that one shift detects it; at most 9 cards are
-# summed per row, so sums of card bits stay below 2**64 and never wrap.
+# Every code >= 52 maps to this bit so that one shift detects it; at most 11 cards (six
+# hole, five board) are summed per row, so sums of card bits stay below 2**64 and never wrap.
 INVALID_CARD_BIT = np.uint64(1 << 52)
 TABLE_VERSION = 1
 
