@@ -63,6 +63,7 @@ __all__ = [
     "partition_directory",
     "read_manifest",
     "read_table",
+    "table_parts",
     "remove_orphans",
     "stable_id",
     "write_parquet",
@@ -330,11 +331,15 @@ def read_table(root: Path, table: str) -> pa.Table:
     if table == ALLIN_EQUITY:
         return _read_audit_output(Path(root), table)
     schema = TABLES[table]
-    referenced = sorted(
-        part for part in _referenced_parts(read_manifest(root)) if part.startswith(f"{table}/")
-    )
-    parts = [pq.read_table(root / part, schema=schema) for part in referenced]
+    parts = [pq.read_table(path, schema=schema) for path in table_parts(root, table)]
     return pa.concat_tables(parts) if parts else schema.empty_table()
+
+
+def table_parts(root: Path, table: str) -> list[Path]:
+    """The committed part files of ``table`` (a manifest names them), in part order: for a
+    reader that scans a few columns of them."""
+    referenced = _referenced_parts(read_manifest(root))
+    return [Path(root) / part for part in sorted(referenced) if part.startswith(f"{table}/")]
 
 
 def _read_audit_output(root: Path, table: str) -> pa.Table:
