@@ -580,6 +580,85 @@ def stats(
 
 
 @app.command()
+def fairness(
+    dataset: Annotated[Path, typer.Argument(help="The dataset folder.", show_default=False)],
+    player: Annotated[
+        list[str] | None,
+        typer.Option("--player", "-p", help="Only hands of this hero or player (repeat).", show_default=False),
+    ] = None,
+    site: Annotated[str | None, typer.Option("--site", help="Only this site.")] = None,
+    stakes: Annotated[
+        str | None, typer.Option("--stakes", help="Only these blinds, e.g. 0.05/0.10.")
+    ] = None,
+    since: Annotated[
+        str | None, typer.Option("--since", help="First day, YYYY-MM-DD (UTC, included).")
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option("--until", help="Last day, YYYY-MM-DD (UTC, included).")
+    ] = None,
+    alpha: Annotated[
+        float, typer.Option("--alpha", help="Flag a test whose adjusted p-value is at most this.")
+    ] = 0.01,
+    output_format: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+) -> None:
+    """Is the deal random? Deal tests per site, year and game, and each player's all-in luck
+    (docs/fairness.md). Run hilo audit first for the luck."""
+    import datetime as dt
+    import json
+
+    from pipeline.fairness import fairness_report
+    from pipeline.stats import parse_stakes
+
+    if output_format not in ("table", "json"):
+        _fail(f"--format {output_format!r}: use table or json")
+    _require_dataset(dataset)
+    try:
+        report = fairness_report(
+            dataset,
+            site=site,
+            since=None if since is None else dt.date.fromisoformat(since),
+            until=None if until is None else dt.date.fromisoformat(until),
+            stakes=None if stakes is None else parse_stakes(stakes),
+            players=player or None,
+            alpha=alpha,
+        )
+    except ValueError as error:
+        _fail(str(error))
+    players = [] if report.players is None else report.players.to_dicts()
+    sites = [] if report.sites is None else report.sites.to_dicts()
+    if output_format == "json":
+        document = {
+            "alpha": report.alpha,
+            "tests": [test.row() for test in report.tests],
+            "players": players,
+            "sites": sites,
+        }
+        typer.echo(json.dumps(document, indent=2, default=str))
+        return
+    flagged = sum(test.flagged for test in report.tests)
+    typer.echo(f"deal tests: {len(report.tests)} · flagged at alpha {alpha}: {flagged}")
+    for test in report.tests:
+        row = test.row()
+        mark = "FLAGGED" if test.flagged else ""
+        typer.echo(
+            f"  {row['site']:<12} {row['period']:<8} {row['game']:<14} {row['name']:<28}"
+            f" n={row['cards']:<9} p={row['p_value']:.4f} adjusted={row['p_adjusted']:.4f} {mark}"
+        )
+    typer.echo(f"all-in luck: {len(players)} players")
+    for entry in players[:20]:
+        z = "-" if entry["z"] is None else f"{entry['z']:+.2f}"
+        typer.echo(
+            f"  {entry['site']:<12} {entry['player']:<24} {entry['currency']:<6}"
+            f" spots={entry['spots']:<5} luck={entry['luck']:+.2f} z={z}"
+        )
+    for entry in sites:
+        typer.echo(
+            f"  site {entry['site']}: {entry['players']} players' z: mean {entry['mean_z']:+.2f}"
+            f" (p {entry['p_mean']:.3f}), spread p {entry['p_spread']:.3f}"
+        )
+
+
+@app.command()
 def export(
     dataset: Annotated[Path, typer.Argument(help="The dataset folder.", show_default=False)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.", show_default=False)],

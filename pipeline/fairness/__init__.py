@@ -75,14 +75,14 @@ def _hands(
     site: str | None,
     since: dt.date | None,
     until: dt.date | None,
-    stakes: tuple[int, int] | None,
+    stakes: tuple[str, str] | None,
 ) -> pl.DataFrame:
     """The selected hands: their family, table run and board."""
     scan = _scan(
         root,
         "hands",
         ["site", "hand_id", "game", "table_name", "tournament_id", "source_file",
-         "source_offset", "started_at", "small_blind", "big_blind", "board"],
+         "source_offset", "started_at", "money_scale", "small_blind", "big_blind", "board"],
     )  # fmt: skip
     if scan is None:
         return pl.DataFrame()
@@ -94,7 +94,8 @@ def _hands(
         scan = scan.filter(pl.col("started_at").dt.date() <= until)
     if stakes is not None:
         scan = scan.filter(
-            (pl.col("small_blind") == stakes[0]) & (pl.col("big_blind") == stakes[1])
+            (pl.col("small_blind") == (float(stakes[0]) * pl.col("money_scale")).round(0))
+            & (pl.col("big_blind") == (float(stakes[1]) * pl.col("money_scale")).round(0))
         )
     return (
         scan.with_columns(
@@ -113,14 +114,15 @@ def fairness_report(
     site: str | None = None,
     since: dt.date | None = None,
     until: dt.date | None = None,
-    stakes: tuple[int, int] | None = None,
+    stakes: tuple[str, str] | None = None,
     players: list[str] | None = None,
     alpha: float = DEFAULT_ALPHA,
 ) -> FairnessReport:
     """Run every deal test of every family of the dataset's selected hands.
 
-    ``stakes`` are the blinds in minor units; ``players`` keep only the hands where one of
-    them is the hero (for the hole-card tests) or the player (for the luck).
+    ``stakes`` are the blinds in currency units (``("0.05", "0.10")``); ``players`` keep only
+    the hands where one of them is the hero (for the hole-card tests) or the player (for the
+    luck).
     """
     from pipeline.fairness.luck import luck_by_player, luck_by_site
 
