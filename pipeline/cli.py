@@ -304,6 +304,23 @@ def generate(
             " deals all four, winamax O8 and O8-5card.",
         ),
     ] = "O8",
+    rig: Annotated[
+        str | None,
+        typer.Option(
+            "--rig",
+            help="Deal unfairly, to measure hilo fairness: board-rank:A:0.05 (each Ace dealt to"
+            " the board swapped away with probability 0.05), board-suit:h:F, hole-rank:R:F,"
+            " hole-suit:S:F.",
+        ),
+    ] = None,
+    uniform_deal: Annotated[
+        bool,
+        typer.Option(
+            "--uniform-deal",
+            help="Deal every hand from a plain shuffle (by default some deals are biased"
+            " toward split pots, to exercise the audit); implied by --rig.",
+        ),
+    ] = False,
     limit: Annotated[
         str, typer.Option("--limit", help="FL, PL, NL, mix, or a comma list such as FL,PL.")
     ] = "mix",
@@ -348,6 +365,8 @@ def generate(
             rake_schedule=rake_schedule,
             fault_kinds=fault_kinds,
             game=game,
+            rig=rig,
+            uniform_deal=uniform_deal,
         )
     except ValueError as error:
         _fail(str(error))

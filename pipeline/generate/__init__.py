@@ -99,6 +99,8 @@ class Job:
     fault_rate: float
     site: str = "pokerstars"
     game: str = "O8"  # `parsers.games` code
+    rig: str | None = None  # an unfair deal (`pipeline.generate.dealing.parse_rig`)
+    uniform_deal: bool = False  # plain shuffles only (no deals biased toward split pots)
     first_hand_id: int = HAND_ID_FLOOR  # the job's range: HAND_IDS_PER_JOB ids from here
     first_tournament_id: int = TOURNAMENT_ID_FLOOR  # SESSIONS_PER_JOB ids from here
     started_at: datetime = EPOCH  # the first session's first hand
@@ -338,14 +340,19 @@ def _run_job(job: Job, text_folder: str) -> JobResult:
     import numpy as np
 
     from pipeline.generate.betting import UniformBuffer
-    from pipeline.generate.dealing import Dealer
+    from pipeline.generate.dealing import Dealer, parse_rig
     from pipeline.generate.simulate import Session
     from pipeline.generate.sites import SITES
     from pipeline.generate.truth import TruthColumns
 
     rng = random.Random(job.seed)
     cards = np.random.default_rng(rng.getrandbits(63))
-    dealer = Dealer(cards, GAMES[job.game].hole_cards)
+    dealer = Dealer(
+        cards,
+        GAMES[job.game].hole_cards,
+        None if job.rig is None else parse_rig(job.rig),
+        job.uniform_deal,
+    )
     uniforms = UniformBuffer(np.random.default_rng(rng.getrandbits(63)))
     names = _player_names()
     site = SITES[job.site]
@@ -470,6 +477,8 @@ def generate(
     workers: int | None = None,
     rake_schedule: str | os.PathLike[str] | RakeSchedule = "generated",
     fault_kinds: Sequence[str] | None = None,
+    rig: str | None = None,
+    uniform_deal: bool = False,
 ) -> GenerateSummary:
     """Simulate ``hands`` hands and write their text and ground truth under ``out``.
 
@@ -506,6 +515,15 @@ def generate(
         The fault codes that may be injected (``docs/faults.md``); default: the site's kinds
         (every kind its text can show, `pipeline.generate.sites`, but the optional ones such as
         ``rake_under_schedule``, which are only injected when named here).
+    rig
+        Deal unfairly (``board-rank:A:0.05``: each Ace dealt to the board swapped for another
+        card with probability 0.05; also ``board-suit``, ``hole-rank``, ``hole-suit``), to
+        measure what ``hilo fairness`` detects. None: a fair deal. A rig implies
+        ``uniform_deal``.
+    uniform_deal
+        Deal every hand from a plain shuffle. By default a share of the deals is biased
+        toward split pots (low boards, shared lows, identical hands) to exercise the audit:
+        fair, but not what the deal tests expect of a shuffled deck.
 
     Returns
     -------
@@ -520,12 +538,15 @@ def generate(
     """
     import pyarrow.parquet as pq
 
+    from pipeline.generate.dealing import parse_rig
     from pipeline.generate.sites import fault_kinds_for, site_text
     from pipeline.generate.stakes import check_schedule
     from pipeline.rake_schedules import RakeSchedule, load_schedule
 
     if not site_text(site).tournaments:
         tournament_share = 0.0
+    if rig is not None:
+        parse_rig(rig)  # a bad rig fails before any work
     if game not in site_text(site).games:
         dealt = ", ".join(site_text(site).games)
         raise ValueError(f"{site} does not deal {game!r} (it deals {dealt})")
@@ -559,7 +580,13 @@ def generate(
             shutil.rmtree(folder)
         folder.mkdir()
     jobs = [
-        dataclasses.replace(job, rake_schedule=schedule, fault_kinds=kinds)
+        dataclasses.replace(
+            job,
+            rake_schedule=schedule,
+            fault_kinds=kinds,
+            rig=rig,
+            uniform_deal=uniform_deal or rig is not None,
+        )
         for job in plan_jobs(hands, seed, limit, tournament_share, fault_rate, site, game)
     ]
     if workers is None:
@@ -605,6 +632,8 @@ def generate_command(
     rake_schedule: str | os.PathLike[str] = "generated",
     fault_kinds: str | None = None,
     game: str = "O8",
+    rig: str | None = None,
+    uniform_deal: bool = False,
 ) -> GenerateSummary:
     """What ``hilo generate`` runs (see `generate`); the CLI prints ``summary.line()``.
 
@@ -619,6 +648,8 @@ def generate_command(
         out,
         site=site,
         game=game,
+        rig=rig,
+        uniform_deal=uniform_deal,
         limit=limit,
         tournament_share=tournament_share,
         fault_rate=fault_rate,

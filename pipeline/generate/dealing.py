@@ -17,10 +17,11 @@ Slots 0 and 1 carry the bias; the simulator maps slots to the players dealt in a
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["HOLES", "MAX_SLOTS", "Dealer", "deal_batch"]
+__all__ = ["HOLES", "MAX_SLOTS", "Dealer", "Rig", "deal_batch", "parse_rig"]
 
 CARD_COUNT = 52
 BOARD_SIZE = 5
@@ -37,6 +38,59 @@ LOW_BOARD_SHARE = 0.14
 SHARED_LOW_SHARE = 0.12
 IDENTICAL_HANDS_SHARE = 0.025
 BIASED_SHARE = LOW_BOARD_SHARE + SHARED_LOW_SHARE + IDENTICAL_HANDS_SHARE
+
+
+RANK_SYMBOLS = "23456789TJQKA"
+SUIT_SYMBOLS = "cdhs"
+
+
+@dataclass(frozen=True)
+class Rig:
+    """A deliberately unfair deal: each card of one rank or suit dealt to the board (or to the
+    hole cards) is swapped, with probability ``fraction``, for a card of the undealt deck that
+    is not of that rank or suit. The rank or suit is then under-dealt there by about that
+    fraction; the deal tests' power is measured against it."""
+
+    place: str  # "board" or "hole"
+    kind: str  # "rank" or "suit"
+    value: int  # rank 0..12 (2..A) or suit 0..3 (c, d, h, s)
+    fraction: float
+
+    def matches(self, card: int) -> bool:
+        return (card // 4 if self.kind == "rank" else card % 4) == self.value
+
+
+def parse_rig(text: str) -> Rig:
+    """``board-rank:A:0.05``, ``hole-suit:h:0.02``: place, kind, which, fraction.
+
+    >>> parse_rig("board-rank:A:0.05")
+    Rig(place='board', kind='rank', value=12, fraction=0.05)
+    """
+    try:
+        what, which, fraction_text = text.split(":")
+        place, kind = what.split("-")
+        fraction = float(fraction_text)
+    except ValueError:
+        raise ValueError(f"rig {text!r}: write it as board-rank:A:0.05 or hole-suit:h:0.02") from None
+    symbols = {"rank": RANK_SYMBOLS, "suit": SUIT_SYMBOLS}.get(kind)
+    if place not in ("board", "hole") or symbols is None or len(which) != 1:
+        raise ValueError(f"rig {text!r}: board-rank, board-suit, hole-rank or hole-suit, one symbol")
+    value = symbols.find(which.upper() if kind == "rank" else which.lower())
+    if value < 0 or not 0.0 < fraction <= 1.0:
+        raise ValueError(f"rig {text!r}: unknown {kind} {which!r} or a fraction outside (0, 1]")
+    return Rig(place, kind, value, fraction)
+
+
+def _rig_row(row: np.ndarray, deck: list[int], rig: Rig, slots: int, hole_size: int,
+             rng: random.Random) -> None:
+    """Apply ``rig`` to one dealt row in place; ``deck`` is the hand's shuffled deck."""
+    positions = range(BOARD_SIZE) if rig.place == "board" else range(BOARD_SIZE, BOARD_SIZE + slots * hole_size)
+    dealt = set(int(card) for card in row)
+    spare = [card for card in deck if card not in dealt and not rig.matches(card)]
+    for position in positions:
+        card = int(row[position])
+        if spare and rig.matches(card) and rng.random() < rig.fraction:
+            row[position] = spare.pop()
 
 
 def _pick_low_board(rng: random.Random, taken: set[int]) -> list[int]:
@@ -102,7 +156,12 @@ def _biased_deal(
 
 
 def deal_batch(
-    rng: np.random.Generator, hands: int, slots: int, hole_size: int = HOLE_SIZE
+    rng: np.random.Generator,
+    hands: int,
+    slots: int,
+    hole_size: int = HOLE_SIZE,
+    rig: Rig | None = None,
+    uniform: bool = False,
 ) -> list[list[int]]:
     """Deal and evaluate ``hands`` hands of ``slots`` seat slots.
 
@@ -116,6 +175,11 @@ def deal_batch(
         Seats per hand, the table's maximum (10 seats use 5 + 40 of the 52 cards).
     hole_size
         Hole cards a seat is dealt (4, 5 or 6: `parsers.games`).
+    rig
+        An unfair deal to apply (None: a fair one).
+    uniform
+        Every deal a plain shuffle: none biased toward split pots (what the fairness tests
+        expect of a site; the biased deals are for testing payouts).
 
     Returns
     -------
@@ -132,12 +196,16 @@ def deal_batch(
         raise ValueError(f"{slots} seats of {hole_size} cards and a board need {needed} cards")
     decks = np.argsort(rng.random((hands, CARD_COUNT)), axis=1).astype(np.uint8)
     cards = np.ascontiguousarray(decks[:, :needed])
-    biased = np.flatnonzero(rng.random(hands) < BIASED_SHARE)
+    biased = np.flatnonzero(rng.random(hands) < (0.0 if uniform else BIASED_SHARE))
     if len(biased):
         # Python's generator is much faster than numpy's for these few small draws.
         fixer = random.Random(int(rng.integers(1 << 62)))
         shuffled = decks[biased].tolist()
         cards[biased] = [_biased_deal(fixer, slots, deck, hole_size) for deck in shuffled]
+    if rig is not None:
+        rigger = random.Random(int(rng.integers(1 << 62)))
+        for row, deck in zip(cards, decks.tolist(), strict=True):
+            _rig_row(row, deck, rig, slots, hole_size, rigger)
     boards = np.ascontiguousarray(cards[:, :BOARD_SIZE])
     holes = np.ascontiguousarray(cards[:, BOARD_SIZE:]).reshape(hands * slots, hole_size)
     board_index = np.repeat(np.arange(hands, dtype=np.int64), slots)
@@ -156,9 +224,17 @@ class Dealer:
     size. ``hole(row, slot)``, ``high_at`` and ``low_at`` read a row.
     """
 
-    def __init__(self, rng: np.random.Generator, hole_size: int = HOLE_SIZE) -> None:
+    def __init__(
+        self,
+        rng: np.random.Generator,
+        hole_size: int = HOLE_SIZE,
+        rig: Rig | None = None,
+        uniform: bool = False,
+    ) -> None:
         self.rng = rng
         self.hole_size = hole_size
+        self.rig = rig
+        self.uniform = uniform
         self.slots = min(MAX_SLOTS, (CARD_COUNT - BOARD_SIZE) // hole_size)
         self.high_at = HOLES + hole_size * self.slots  # where the slots' high values start
         self.low_at = self.high_at + self.slots
@@ -173,7 +249,9 @@ class Dealer:
     def deal(self) -> list[int]:
         """The next deal: board, the slots' hole cards, their high values, their low values."""
         if self.next_row == len(self.rows):
-            self.rows = deal_batch(self.rng, BATCH_HANDS, self.slots, self.hole_size)
+            self.rows = deal_batch(
+                self.rng, BATCH_HANDS, self.slots, self.hole_size, self.rig, self.uniform
+            )
             self.next_row = 0
         row = self.rows[self.next_row]
         self.next_row += 1
