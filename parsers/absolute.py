@@ -26,9 +26,10 @@ import polars as pl
 
 from parsers.columns import cards_list, holds_a_null, money
 from parsers.engine.anchored import AnchoredParser, Block, seat_lines, with_sitting_out
-from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows
+from parsers.engine.assembly import HandTables, showdown_rows
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
+from parsers.engine.hole_cards import attach_hole_cards
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, in_printed_order, local_to_utc
 from pipeline.profiles import SiteProfile
@@ -287,9 +288,11 @@ class _Block(Block):
         seats = seat_lines(lines, KIND_SEAT, SEAT)
         dealt = kind_fields(lines, KIND_DEALT, DEALT, "hand", "line_no")
         shown = acts.filter(pl.col("cards").is_not_null()).select(
-            "hand", "line_no", "player", "cards"
+            "hand", "line_no", "player", "cards", dealt=pl.lit(False)
         )
-        sightings = pl.concat([dealt.select("hand", "line_no", "player", "cards"), shown])
+        sightings = pl.concat(
+            [dealt.select("hand", "line_no", "player", "cards", dealt=pl.lit(True)), shown]
+        )
         sightings = sightings.with_columns(cards=cards_list(pl.col("cards")))
         seats = with_sitting_out(seats, acts)
         return attach_hole_cards(seats, sightings, dealt.select("hand", "player"))

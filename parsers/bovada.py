@@ -35,9 +35,10 @@ import polars as pl
 
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block
-from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows, unknown_lines
+from parsers.engine.assembly import HandTables, showdown_rows, unknown_lines
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
+from parsers.engine.hole_cards import attach_hole_cards
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, in_printed_order
 from pipeline.positions import POSITION_LABELS
@@ -335,6 +336,7 @@ class _Block(Block):
             "line_no",
             "player",
             cards=cards_list(pl.col("cards").str.strip_chars().str.replace_all(r"\s+", " ")),
+            dealt=meaning == "dealt",
         )
         dealt = acts.filter(meaning == "dealt").select("hand", "player").unique()
         heroes = pl.concat(

@@ -28,9 +28,10 @@ import polars as pl
 
 from parsers.columns import cards_list, holds_a_null, money
 from parsers.engine.anchored import AnchoredParser, Block, seat_lines, with_sitting_out
-from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows
+from parsers.engine.assembly import HandTables, showdown_rows
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
+from parsers.engine.hole_cards import attach_hole_cards
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, in_printed_order
 from pipeline.profiles import SiteProfile
@@ -270,11 +271,16 @@ class CakeBlock(Block):
             "player",
             # Shown cards are space separated, mucked ones (per fpdb) comma separated.
             cards=pl.col("cards").str.replace_all(",", " "),
+            dealt=pl.lit(False),
         )
         sightings = pl.concat(
             [
                 dealt.select(
-                    "hand", "line_no", "player", cards=pl.col("cards").str.replace_all(",", " ")
+                    "hand",
+                    "line_no",
+                    "player",
+                    cards=pl.col("cards").str.replace_all(",", " "),
+                    dealt=pl.lit(True),
                 ),
                 shown,
             ]

@@ -30,7 +30,6 @@ __all__ = [
     "cards_list",
     "format_card",
     "holds_a_null",
-    "is_partial_show",
     "local_time_to_utc",
     "money",
 ]
@@ -214,16 +213,6 @@ def local_time_to_utc(
         ).dt.convert_time_zone("UTC")
         result = pl.when(zone == abbreviation).then(converted).otherwise(result)
     return result
-
-
-def is_partial_show(cards: pl.Expr, hole_cards: int = 4) -> pl.Expr:
-    """Whether a list of card codes is some, not all, of a player's hole cards, every one
-    readable: what a site prints for a player who shows only part of his hand."""
-    return (
-        (cards.list.len() > 0)
-        & (cards.list.len() < hole_cards)
-        & ~holds_a_null(cards)
-    ).fill_null(False)
 
 
 def holds_a_null(cards: pl.Expr) -> pl.Expr:

@@ -34,9 +34,10 @@ import polars as pl
 
 from parsers.columns import cards_list, holds_a_null, money
 from parsers.engine.anchored import AnchoredParser, Block, seat_fields, with_sitting_out
-from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows
+from parsers.engine.assembly import HandTables, showdown_rows
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import first_problem
+from parsers.engine.hole_cards import attach_hole_cards
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, in_printed_order
 from pipeline.profiles import SiteProfile
@@ -223,8 +224,9 @@ class _Block(Block):
     @staticmethod
     def _seats(seat_rows: pl.DataFrame, acts: pl.DataFrame) -> pl.DataFrame:
         seats = with_sitting_out(seat_fields(seat_rows), acts)
+        # The hand prints no deal: every sighting is a show (or a no-show naming the cards).
         sightings = acts.filter(pl.col("card_codes").is_not_null()).select(
-            "hand", "line_no", "player", cards=pl.col("card_codes")
+            "hand", "line_no", "player", cards=pl.col("card_codes"), dealt=pl.lit(False)
         )
         return attach_hole_cards(seats, sightings)
 

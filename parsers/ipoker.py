@@ -249,7 +249,11 @@ def _read(root: Element, session: dict[str, str]) -> HandRecord:
             elif kind == "Pocket":
                 player = attribute(cards, "player") or ""
                 if any(code is not None for code in codes):
-                    record.sightings.append((player, codes))
+                    # A hand prints every player's pocket cards alike: the hero's are his deal.
+                    if player == hero:
+                        record.dealt_to(player, codes)
+                    else:
+                        record.shown_by(player, codes)
                     known_cards[player] = codes
         for action in round_element.iter("action"):
             number = small_number(attribute(action, "no"), 6)

@@ -32,9 +32,10 @@ import polars as pl
 
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block, seat_lines, with_sitting_out
-from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows
+from parsers.engine.assembly import HandTables, showdown_rows
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
+from parsers.engine.hole_cards import attach_hole_cards
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, in_printed_order
 from parsers.engine.stakes import blinds_and_bets
@@ -326,8 +327,12 @@ class _Block(Block):
         dealt = kind_fields(lines, KIND_DEALT, DEALT, "hand", "line_no")
         # "[X X X X]" is a hidden hand: the player was dealt in but nothing is known.
         known = dealt.filter(~pl.col("cards").str.contains("X", literal=True))
-        shown = acts.filter(pl.col("kind") == "show").select("hand", "line_no", "player", "cards")
-        sightings = pl.concat([known.select("hand", "line_no", "player", "cards"), shown])
+        shown = acts.filter(pl.col("kind") == "show").select(
+            "hand", "line_no", "player", "cards", dealt=pl.lit(False)
+        )
+        sightings = pl.concat(
+            [known.select("hand", "line_no", "player", "cards", dealt=pl.lit(True)), shown]
+        )
         sightings = sightings.with_columns(cards=cards_list(pl.col("cards")))
         heroes = known.select("hand", "player")
         in_hand = pl.concat([dealt.select("hand", "player"), acts.select("hand", "player")])

@@ -255,10 +255,11 @@ class _Hand:
                     cards = [_card(token) for token in (attribute(child, "cards") or "").split(",")]
                     if kind == "COMMUNITY":
                         board = cards
-                    elif kind in ("HOLE", "SHOWN", "MUCKED"):
-                        record.sightings.append((who(child), cards))
-                        if kind == "HOLE":
-                            record.heroes.append(who(child))
+                    elif kind == "HOLE":
+                        record.dealt_to(who(child), cards)
+                        record.heroes.append(who(child))
+                    elif kind in ("SHOWN", "MUCKED"):
+                        record.shown_by(who(child), cards)
                         if kind == "SHOWN":
                             record.showdowns.append({"player": who(child), "cards": cards})
                 elif child.tag == "winner":

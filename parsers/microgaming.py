@@ -215,10 +215,10 @@ def _read(root: Element) -> HandRecord:
         elif kind in ("Fold", "Check"):
             actions.append({"street": street, "player": who(action), "kind": kind.lower()})
         elif kind == "DealCards":
-            record.sightings.append((who(action), _cards(action)))
+            record.dealt_to(who(action), _cards(action))
         elif kind == "ShowCards":
             cards = _cards(action)
-            record.sightings.append((who(action), cards))
+            record.shown_by(who(action), cards)
             record.showdowns.append({"player": who(action), "cards": cards})
             actions.append({"street": street, "player": who(action), "kind": "show"})
         elif kind == "MuckCards":

@@ -677,17 +677,17 @@ class _Reader:
                 row["kind"] = _SILENT_KINDS[name]
             elif name == "Dealt Cards":
                 if cards:
-                    record.sightings.append((player.name, list(cards)))
+                    record.dealt_to(player.name, list(cards))
                 continue
             elif name == "Shows Cards":
                 row["kind"] = "show"
                 if cards:
-                    record.sightings.append((player.name, list(cards)))
+                    record.shown_by(player.name, list(cards))
                     record.showdowns.append({"player": player.name, "cards": cards})
             elif name == "Mucks Cards":
                 row["kind"] = "muck"
                 if cards:
-                    record.sightings.append((player.name, list(cards)))
+                    record.shown_by(player.name, list(cards))
             record.actions.append(row)
 
     def _pots(

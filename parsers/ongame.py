@@ -33,9 +33,10 @@ import polars as pl
 
 from parsers.columns import cards_list, money
 from parsers.engine.anchored import AnchoredParser, Block, seat_lines, with_sitting_out
-from parsers.engine.assembly import HandTables, attach_hole_cards, showdown_rows
+from parsers.engine.assembly import HandTables, showdown_rows
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import first_problem
+from parsers.engine.hole_cards import attach_hole_cards
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, in_printed_order, local_to_utc
 from pipeline.profiles import SiteProfile
@@ -350,8 +351,8 @@ class _Block(Block):
         shown = self._shown(lines)
         sightings = pl.concat(
             [
-                dealt.select("hand", "line_no", "player", "cards"),
-                shown.select("hand", "line_no", "player", "cards"),
+                dealt.select("hand", "line_no", "player", "cards", dealt=pl.lit(True)),
+                shown.select("hand", "line_no", "player", "cards", dealt=pl.lit(False)),
             ]
         ).with_columns(cards=cards_list(pl.col("cards"), separator=", "))
         heroes = lines.filter(pl.col("kind") == KIND_USER).select(

@@ -42,7 +42,8 @@ import polars as pl
 
 from parsers.base import ParseResult, table_from_frame
 from parsers.columns import CARD_CODES
-from parsers.engine.assembly import HandTables, attach_hole_cards, finish
+from parsers.engine.assembly import HandTables, finish
+from parsers.engine.hole_cards import attach_hole_cards
 from parsers.engine.line_forms import may_find
 from parsers.engine.lines import line_frame
 from pipeline.profiles import SiteProfile
@@ -803,7 +804,7 @@ class _Play:
             if index in self.hole_dealt:
                 raise PhhError(f"{what}: p{index + 1} is dealt hole cards twice")
             self.hole_dealt.add(index)
-            self._sighting(index, cards)
+            self._sighting(index, cards, dealt=True)
         elif verb == "db" and len(arguments) == 1:
             cards = _cards(arguments[0], what)
             if None in cards or len(cards) != (3 if not self.board else 1) or len(self.board) >= 5:
@@ -841,9 +842,9 @@ class _Play:
                 "line_no": len(self.decoded.actions),
             }
         )
-        self._sighting(index, cards)
+        self._sighting(index, cards, dealt=False)
 
-    def _sighting(self, index: int, cards: list[int | None]) -> None:
+    def _sighting(self, index: int, cards: list[int | None], dealt: bool) -> None:
         # Partly known cards (cash-game "??Ad") are kept as unknown: hole_cards holds four or none.
         self.decoded.sightings.append(
             {
@@ -851,6 +852,7 @@ class _Play:
                 "player": self.names[index],
                 "cards": None if None in cards else cards,
                 "line_no": len(self.decoded.sightings),
+                "dealt": dealt,
             }
         )
 
@@ -921,6 +923,7 @@ _SIGHTING_SCHEMA = {
     "player": pl.String,
     "cards": pl.List(pl.UInt8),
     "line_no": pl.Int64,
+    "dealt": pl.Boolean,
 }
 
 

@@ -623,7 +623,7 @@ class _HandReader:
         self.actions: list[dict[str, Any]] = []
         self.collections: list[dict[str, Any]] = []
         self.shows: dict[str, list[int | None]] = {}  # each player's first shown cards
-        self.sightings: list[tuple[str, list[int | None]]] = []  # every show, compared
+        self.sightings: list[tuple[str, list[int | None], bool]] = []  # every show, compared
         self.descriptions: dict[tuple[str, int, str], str] = {}
         self.posts: list[tuple[str, int, bool]] = []  # printed blind, amount, all in
 
@@ -685,7 +685,7 @@ class _HandReader:
         if found := SHOWS.match(rest):
             # Shown after the hand ended too: a late show is a show of the hand.
             cards = _cards(found["cards"])
-            self.sightings.append((player, cards))
+            self.sightings.append((player, cards, False))
             if player not in self.shows:
                 self.shows[player] = cards
                 self._action(player, "show")
@@ -824,14 +824,14 @@ class _HandReader:
         ]
         dealer = _PLAYER_ID.match(match["dealer"]) if match["dealer"] is not None else None
         hero_seated = self.hero is not None and self.hero in seat_of
-        sightings: list[tuple[str, list[int | None]]] = []
+        sightings: list[tuple[str, list[int | None], bool]] = []
         heroes: list[str] = []
         if self.hero_cards is not None:
             row, cards = self.hero_cards
             if hero_seated:
                 assert self.hero is not None
                 heroes.append(self.hero)
-                sightings.append((self.hero, cards))
+                sightings.append((self.hero, cards, True))
             else:
                 self._note(row, NOTE_UNATTRIBUTED_HOLE_CARDS)
         sightings.extend(self.sightings)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from parsers import byte_kernels
-from parsers.engine import kernels
+from parsers.engine import hole_cards, kernels
 from parsers.pokerstars import compiled_header, compiled_reader
 from pipeline import positions
 
@@ -39,7 +39,9 @@ def warm() -> None:
     hand, out = np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.bool_)
     for button in (np.ones(1, dtype=np.int16), np.ones(1, dtype=np.int64)):  # read, assembled
         positions.position_codes(hand, spans, out, button)
-    kernels.card_set_keys(spans, spans, np.ones(1, dtype=np.bool_), np.ones(1, dtype=np.bool_))
+    valid = np.ones(1, dtype=np.bool_)
+    hole_cards.card_set_keys(spans, spans, valid, valid)
+    hole_cards.sighting_kinds(spans, valid, valid, valid)
     compiled_reader.split_descriptions(data, spans, spans)
     compiled_header.header_spans(data, offsets, spans)
     compiled_header.table_spans(data, offsets, spans)

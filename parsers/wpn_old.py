@@ -379,7 +379,7 @@ class WpnOldFormat(TextFormat):
                 "line_no",
                 "player",
                 cards_text=bracket_cards(pl.col("card")),
-                is_dealt=pl.lit(True),
+                dealt=pl.lit(True),
             )
         )
         shown = sightings(self._summary(lines), dealt=False, cards=bracket_cards(pl.col("cards")))

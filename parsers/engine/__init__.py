@@ -7,6 +7,9 @@
 - `betting`: street totals from printed increments or to-amounts, all-in kinds by their effect.
 - `stakes`: blinds and bets from a header's two stakes, as most sites print them.
 - `checks`: the per-hand checks every site shares (seats, actors, amounts, cards).
+- `hole_cards`: the hole-card rules every site and both PokerStars readers follow: what a
+  sighting of a player's cards is (full, partial show, damaged), a seat's cards from its
+  sightings, and the hands they quarantine.
 - `assembly`: `HandTables`, what a site decoded, and `finish`: quarantine, notes, rejects and
   the canonical tables (`finish_files`: one result per file of a batch).
 - `file_batches`: `FileBatchParser`, ``parse`` and ``parse_files`` (small files parsed together)
@@ -14,7 +17,7 @@
 - `anchored`: `AnchoredParser`, the interface of a site whose hands open with a known line.
 - `block_parts`: `BlockParts`, what a PartyPoker-family site (Party, Pacific, Everleaf, Full Tilt)
   decoded, and `assembled`, with the decoding helpers those sites share.
-- `kernels`: the compiled loop behind the street totals.
+- `kernels`: the compiled loops behind the street totals.
 - `structured`: `XmlHandParser` and `HandRecord`, the engine of the formats with one structured
   element or JSON object per hand (Merge, Boss, Microgaming, iPoker XML; IGT JSON), with the
   decoding helpers they share (exact amounts, cards, seat, collection and all-in rows, stakes).

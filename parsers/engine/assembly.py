@@ -15,11 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from parsers.base import ParseResult, table_from_frame
 from parsers.engine.checks import actor_problems, card_problems, seat_problems
-from parsers.engine.kernels import card_set_keys
 from parsers.notes import note_rows, triage_unknown_lines, with_other_games
 from pipeline.positions import assign_positions
 from pipeline.schema import HAND_TABLES
@@ -28,7 +26,6 @@ __all__ = [
     "REJECT_SCHEMA",
     "HandTables",
     "SourceFiles",
-    "attach_hole_cards",
     "batch_files",
     "complete_columns",
     "finish",
@@ -317,63 +314,6 @@ def _hand_rejects(tables: HandTables, reasons: pl.DataFrame) -> pl.DataFrame:
         )
         .cast(REJECT_SCHEMA)  # type: ignore[arg-type]
     )
-
-
-def attach_hole_cards(
-    seats: pl.DataFrame,
-    sightings: pl.DataFrame,
-    heroes: pl.DataFrame | None = None,
-    keep_first: bool = False,
-) -> pl.DataFrame:
-    """``hole_cards``, ``card_versions`` and ``is_hero`` on the seats.
-
-    ``sightings`` has ``hand``, ``line_no``, ``player`` and ``cards`` (list of card codes);
-    the seat takes the last sighting, or the first with ``keep_first`` (the deal, which keeps
-    the dealt order). Sites print the same cards in another order at showdown, so sightings
-    compare as sets: two different sets make ``card_versions`` > 1, which the seat checks
-    quarantine. ``heroes`` lists ``hand``, ``player`` of the recording player.
-    """
-    chosen = pl.col("cards").first() if keep_first else pl.col("cards").last()
-    ordered = sightings.filter(pl.col("cards").is_not_null()).sort("hand", "line_no")
-    keys, long_keys = card_set_columns(ordered["cards"])
-    versions = pl.col("key").drop_nulls().n_unique() + pl.col("long_key").drop_nulls().n_unique()
-    cards = (
-        ordered.with_columns(key=keys, long_key=long_keys)
-        .group_by("hand", "player", maintain_order=True)
-        .agg(hole_cards=chosen, card_versions=versions.cast(pl.UInt32))
-    )
-    seats = seats.join(cards, on=["hand", "player"], how="left").with_columns(
-        card_versions=pl.col("card_versions").fill_null(0)
-    )
-    if heroes is None:
-        return seats.with_columns(is_hero=pl.lit(False))
-    flagged = heroes.unique().with_columns(is_hero=pl.lit(True))
-    return seats.join(flagged, on=["hand", "player"], how="left").with_columns(
-        is_hero=pl.col("is_hero").fill_null(False)
-    )
-
-
-def card_set_columns(cards: pl.Series) -> tuple[pl.Series, pl.Series]:
-    """Two keys of each list of card codes, equal for two lists exactly when they hold the
-    same codes in any order (nulls left out): a number for the usual lists
-    (`kernels.card_set_keys`), a text for the others; each null where the other is used."""
-    array = cards.to_arrow()
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
-    values = array.values
-    keys, fits = card_set_keys(
-        array.offsets.to_numpy().astype(np.int64),
-        pc.fill_null(values, 0).to_numpy(zero_copy_only=False).astype(np.int64),
-        values.is_valid().to_numpy(zero_copy_only=False),
-        array.is_valid().to_numpy(zero_copy_only=False),
-    )
-    texts = pl.Series("long_key", [None] * len(cards), dtype=pl.String)
-    if not fits.all():
-        rows = np.flatnonzero(~fits)
-        # The same equality, by text: sorted codes joined (a null code is left out).
-        long_keys = cards.gather(rows).list.sort().cast(pl.List(pl.String)).list.join(",")
-        texts = texts.scatter(rows, long_keys)
-    return pl.Series("key", keys).set(pl.Series(~fits), None), texts  # type: ignore[arg-type]
 
 
 def showdown_rows(

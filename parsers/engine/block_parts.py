@@ -22,10 +22,11 @@ import pyarrow as pa
 
 from parsers import byte_kernels
 from parsers.columns import cards_list, money_by_expressions, money_with_fast_path
-from parsers.engine.assembly import HandTables, attach_hole_cards
+from parsers.engine.assembly import HandTables
 from parsers.engine.betting import ordered_actions, settle_all_in_kinds, street_amounts
 from parsers.engine.checks import board_checks, first_problem
 from parsers.engine.file_batches import FileBatchParser
+from parsers.engine.hole_cards import attach_hole_cards
 from parsers.engine.kernels import running_sums
 from parsers.engine.line_forms import kind_fields
 from parsers.engine.lines import forward_fill, in_printed_order, line_frame

@@ -137,7 +137,7 @@ def read_boss_hand(
                     continue  # nothing seen (most deals): no card to decode
                 cards = [card_of(link) for link in links]
                 if cards.count(None) < len(cards) and player is not None:
-                    record.sightings.append((player, cards))
+                    record.dealt_to(player, cards)
                     record.heroes.append(player)
             elif action == "HAND_BOARD":
                 street = BOARD_STREETS.get(value or "", -1)
@@ -176,7 +176,7 @@ def read_boss_hand(
         if known and None in cards:
             raise HandProblem(f"unreadable card among the shown cards of {player[:40]!r}")
         if known:
-            record.sightings.append((player, cards))
+            record.shown_by(player, cards)
         description = result.get("HAND")
         if known and description not in NOT_SHOWN:
             record.showdowns.append(

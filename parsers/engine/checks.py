@@ -9,6 +9,7 @@ from __future__ import annotations
 import polars as pl
 
 from parsers.columns import holds_a_null
+from parsers.engine.hole_cards import hole_card_checks, partly_shown_duplicates
 
 __all__ = [
     "MAX_SEATS",
@@ -52,33 +53,24 @@ def board_checks(board: pl.Expr) -> tuple[tuple[pl.Expr, str], ...]:
 
 
 def seat_problems(seats: pl.DataFrame) -> pl.DataFrame:
+    """Hands whose seat lines cannot stand (too many, unreadable, a seat or a name twice), then
+    hands whose hole cards break the rules of `parsers.engine.hole_cards`."""
+    card_checks = hole_card_checks()
     per_hand = seats.group_by("hand").agg(
         seats=pl.len(),
         bad=(pl.col("seat").is_null() | pl.col("player").is_null()).sum(),
         bad_stack=pl.col("stack_start").is_null().sum(),
         distinct_seats=pl.col("seat").n_unique(),
         distinct_players=pl.col("player").n_unique(),
-        bad_cards=(
-            pl.col("hole_cards").is_not_null()
-            & ((pl.col("hole_cards").list.len() != 4) | holds_a_null(pl.col("hole_cards")))
-        ).sum(),
-        conflicting=(pl.col("card_versions") > 1).sum(),
+        **{f"cards_{index}": condition.any() for index, (condition, _) in enumerate(card_checks)},
     )
-    reason = (
-        pl.when(pl.col("seats") > MAX_SEATS)
-        .then(pl.lit(f"more than {MAX_SEATS} seat lines"))
-        .when(pl.col("bad") > 0)
-        .then(pl.lit("unreadable seat line"))
-        .when(pl.col("bad_stack") > 0)
-        .then(pl.lit("unreadable stack"))
-        .when(pl.col("distinct_seats") != pl.col("seats"))
-        .then(pl.lit("duplicate seat number"))
-        .when(pl.col("distinct_players") != pl.col("seats"))
-        .then(pl.lit("duplicate player name"))
-        .when(pl.col("bad_cards") > 0)
-        .then(pl.lit("hole cards are not four readable cards"))
-        .when(pl.col("conflicting") > 0)
-        .then(pl.lit("a player is shown different hole cards"))
+    reason = first_problem(
+        (pl.col("seats") > MAX_SEATS, f"more than {MAX_SEATS} seat lines"),
+        (pl.col("bad") > 0, "unreadable seat line"),
+        (pl.col("bad_stack") > 0, "unreadable stack"),
+        (pl.col("distinct_seats") != pl.col("seats"), "duplicate seat number"),
+        (pl.col("distinct_players") != pl.col("seats"), "duplicate player name"),
+        *[(pl.col(f"cards_{index}"), reason) for index, (_, reason) in enumerate(card_checks)],
     )
     return per_hand.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
 
@@ -127,8 +119,9 @@ def card_problems(
     or more than five cards.
 
     A card counts once a player, whether the player's hole cards hold it or a show of only
-    some of them (``shows [Qs]``): a partly shown card that is on the board or in another
-    player's hand is as impossible as any other card dealt twice."""
+    some of them (``shows [Qs]``, `hole_cards.partly_shown_duplicates`): a partly shown card
+    that is on the board or in another player's hand is as impossible as any other card dealt
+    twice."""
     hole = seats.select("hand", pl.col("hole_cards").alias("card")).explode("card")
     board = hands.select("hand", pl.col("board").alias("card")).explode("card")
     board2 = (
@@ -148,42 +141,7 @@ def card_problems(
         .sort("hand", "card")
         .select("hand", reason=pl.lit("duplicate card code ") + pl.col("card").cast(pl.String))
     )
-    # A card shown by a player whose hole cards are unknown (a partial show) is checked
-    # against every other owner's: the board (null owner) and the other players. Shows of
-    # known hole cards are in the check above already.
-    partly = showdowns.select("hand", "player", pl.col("cards").alias("card")).join(
-        seats.filter(pl.col("hole_cards").is_not_null()).select("hand", "player"),
-        on=["hand", "player"],
-        how="anti",
-    )
-    shown_elsewhere = pl.DataFrame(schema={"hand": hole.schema["hand"], "reason": pl.String})
-    if partly.height:
-        in_hands = partly.select("hand").unique()
-        shown = partly.explode("card")
-        board_owner = pl.lit(None, dtype=pl.String).alias("player")
-        owned = pl.concat(
-            [
-                seats.join(in_hands, on="hand", how="semi")
-                .select("hand", "player", pl.col("hole_cards").alias("card"))
-                .explode("card"),
-                shown,
-                board.join(in_hands, on="hand", how="semi").select("hand", board_owner, "card"),
-                board2.join(in_hands, on="hand", how="semi").select("hand", board_owner, "card"),
-            ],
-            how="vertical_relaxed",
-        )
-        shown_elsewhere = (
-            owned.drop_nulls("card")
-            .unique()
-            .group_by("hand", "card")
-            .len()
-            .filter(pl.col("len") > 1)
-            .join(shown.select("hand", "card"), on=["hand", "card"], how="semi")
-            .sort("hand", "card")
-            .select(
-                "hand", reason=pl.lit("duplicate card code ") + pl.col("card").cast(pl.String)
-            )
-        )
+    shown_elsewhere = partly_shown_duplicates(seats, showdowns, pl.concat([board, board2]))
     unreadable = showdowns.filter(holds_a_null(pl.col("cards"))).select(
         "hand", reason=pl.lit("unreadable shown card")
     )

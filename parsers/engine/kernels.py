@@ -5,11 +5,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["card_set_keys", "fill_forward", "highest_before", "running_sums", "street_totals"]
+__all__ = ["fill_forward", "highest_before", "running_sums", "street_totals"]
 
 _MAX_PLAYERS_PER_STREET = 64
-# Cards a set key holds: one byte each, the count in the top byte.
-_KEYED_CARDS = 7
 
 
 @numba.njit(cache=True)
@@ -141,46 +139,3 @@ def running_sums(group: np.ndarray, value: np.ndarray, order: np.ndarray, groups
             totals[slot] += value[row]
             sums[row] = totals[slot]
     return sums
-
-
-@numba.njit(cache=True)
-def card_set_keys(
-    offsets: np.ndarray, values: np.ndarray, value_valid: np.ndarray, row_valid: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """A number per list of card codes that is equal for two lists exactly when they hold the
-    same codes in any order, nulls left out; and whether the list fits one (at most seven
-    codes, each 0 to 255). List ``row`` is ``values[offsets[row]:offsets[row + 1]]``; a null
-    list, or one outside ``values``, does not fit.
-    """
-    rows = max(offsets.shape[0] - 1, 0)
-    keys = np.zeros(rows, dtype=np.uint64)
-    fits = np.zeros(rows, dtype=np.bool_)
-    held = np.zeros(_KEYED_CARDS, dtype=np.int64)
-    limit = min(values.shape[0], value_valid.shape[0])
-    for row in range(min(rows, row_valid.shape[0])):
-        start, end = offsets[row], offsets[row + 1]
-        if not row_valid[row] or not 0 <= start <= end <= limit:
-            continue
-        count = 0
-        fit = True
-        for index in range(start, end):
-            if not value_valid[index]:
-                continue
-            code = values[index]
-            if count == _KEYED_CARDS or not 0 <= code <= 255:
-                fit = False
-                break
-            place = count  # insertion sort: a handful of codes
-            while place > 0 and held[place - 1] > code:
-                held[place] = held[place - 1]
-                place -= 1
-            held[place] = code
-            count += 1
-        if not fit:
-            continue
-        key = np.uint64(count) << np.uint64(56)
-        for place in range(count):
-            key |= np.uint64(held[place]) << np.uint64(8 * place)
-        keys[row] = key
-        fits[row] = True
-    return keys, fits

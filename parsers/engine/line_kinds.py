@@ -18,10 +18,11 @@ import numpy as np
 import polars as pl
 
 from parsers.columns import cards_list, local_time_to_utc, money
-from parsers.engine.assembly import HandTables, attach_hole_cards
+from parsers.engine.assembly import HandTables
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import board_checks, first_problem
 from parsers.engine.file_batches import FileBatchParser
+from parsers.engine.hole_cards import attach_hole_cards
 from parsers.engine.line_forms import DecodedFields, LineForm, classify, may_find
 from parsers.engine.lines import fill_from_rows, in_printed_order, line_frame
 from parsers.engine.stakes import blinds_and_bets
@@ -94,7 +95,7 @@ def sightings(rows: pl.DataFrame, dealt: bool, cards: pl.Expr | None = None) -> 
     by default the ``cards`` column; rows without them dropped): dealt ones or shown ones."""
     text = pl.col("cards") if cards is None else cards
     return rows.filter(text.is_not_null()).select(
-        "hand", "line_no", "player", cards_text=text, is_dealt=pl.lit(dealt)
+        "hand", "line_no", "player", cards_text=text, dealt=pl.lit(dealt)
     )
 
 
@@ -183,7 +184,8 @@ class TextFormat:
         raise NotImplementedError
 
     def known_cards(self, lines: pl.DataFrame) -> pl.DataFrame:
-        """``hand, line_no, player, cards_text, is_dealt``: every sighting of hole cards."""
+        """``hand, line_no, player, cards_text, dealt``: every sighting of hole cards (see
+        `parsers.engine.hole_cards`)."""
         raise NotImplementedError
 
     def extra_problems(self, tables: dict[str, pl.DataFrame], lines: pl.DataFrame) -> pl.DataFrame:
@@ -387,11 +389,11 @@ class TextFormat:
 
     @staticmethod
     def hole_cards(seats: pl.DataFrame, known: pl.DataFrame) -> pl.DataFrame:
-        """Hole cards of each seat from every sighting (the first: the deal keeps the dealt
-        order); the dealt-to player is the hero."""
+        """Hole cards of each seat from every sighting (`hole_cards.attach_hole_cards`); the
+        dealt-to player is the hero."""
         sightings = known.with_columns(cards=cards_list(pl.col("cards_text")))
-        heroes = known.filter(pl.col("is_dealt")).select("hand", "player")
-        return attach_hole_cards(seats, sightings, heroes, keep_first=True)
+        heroes = known.filter(pl.col("dealt")).select("hand", "player")
+        return attach_hole_cards(seats, sightings, heroes)
 
     def hand_table(
         self,

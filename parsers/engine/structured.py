@@ -37,8 +37,9 @@ import pyarrow as pa
 
 from parsers.base import ParseResult
 from parsers.columns import CARD_CODES, MAX_MINOR_UNITS
-from parsers.engine.assembly import HandTables, attach_hole_cards, finish
+from parsers.engine.assembly import HandTables, finish
 from parsers.engine.betting import settle_all_in_kinds, street_amounts
+from parsers.engine.hole_cards import attach_hole_cards
 from parsers.engine.line_forms import may_find
 from parsers.engine.xml_safe import MAX_DOCUMENT_CHARS, XmlRefused, read_document
 from pipeline.profiles import SiteProfile
@@ -135,7 +136,8 @@ class HandRecord:
     ``hand`` holds the canonical hand columns (``board`` as card codes); ``actions`` rows have
     ``street``, ``player``, ``kind``, ``amount`` (chips added, where printed) or ``to`` (street
     total, where printed) and ``all_in_undecided`` for an all-in whose kind follows from its
-    effect; ``sightings`` are (player, card codes) wherever a player's cards were seen.
+    effect; ``sightings`` are (player, card codes, dealt) wherever a player's cards were seen
+    (`dealt_to`, `shown_by`; see `parsers.engine.hole_cards`).
     """
 
     hand_id: str
@@ -144,8 +146,16 @@ class HandRecord:
     actions: list[dict[str, Any]] = field(default_factory=list)
     collections: list[dict[str, Any]] = field(default_factory=list)
     showdowns: list[dict[str, Any]] = field(default_factory=list)
-    sightings: list[tuple[str, list[int | None]]] = field(default_factory=list)
+    sightings: list[tuple[str, list[int | None], bool]] = field(default_factory=list)
     heroes: list[str] = field(default_factory=list)
+
+    def dealt_to(self, player: str, cards: list[int | None]) -> None:
+        """The cards dealt to ``player``, the recording player (the hero)."""
+        self.sightings.append((player, cards, True))
+
+    def shown_by(self, player: str, cards: list[int | None]) -> None:
+        """Cards ``player`` showed, or mucked face up."""
+        self.sightings.append((player, cards, False))
 
 
 def minor_units(text: str | None, scale: int, what: str) -> int:
@@ -577,24 +587,28 @@ class XmlHandParser:
         sighting_numbers: list[int] = []
         sighting_players: list[str] = []
         sighting_cards: list[list[int | None]] = []
+        sighting_dealt: list[bool] = []
         for hand, record in records.items():
-            for number, (player, cards) in enumerate(record.sightings):
+            for number, (player, cards, dealt) in enumerate(record.sightings):
                 sighting_hands.append(hand)
                 sighting_numbers.append(number)
                 sighting_players.append(player)
                 sighting_cards.append(cards)
+                sighting_dealt.append(dealt)
         sightings = _frame(
             {
                 "hand": sighting_hands,
                 "line_no": sighting_numbers,
                 "player": sighting_players,
                 "cards": sighting_cards,
+                "dealt": sighting_dealt,
             },
             {
                 "hand": pl.Int32,
                 "line_no": pl.Int64,
                 "player": pl.String,
                 "cards": pl.List(pl.UInt8),
+                "dealt": pl.Boolean,
             },
         )
         hero_hands = [hand for hand, record in records.items() for _ in record.heroes]

@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 
 from parsers.base import ParseResult
-from parsers.columns import cards_list, is_partial_show, local_time_to_utc, money
+from parsers.columns import cards_list, local_time_to_utc, money
 from parsers.engine.betting import ordered_actions, street_amounts
 from parsers.engine.checks import (
     actor_problems,
@@ -21,6 +21,7 @@ from parsers.engine.checks import (
     first_problem,
     seat_problems,
 )
+from parsers.engine.hole_cards import attach_hole_cards, is_partial_show
 from parsers.engine.line_forms import classify
 from parsers.engine.lines import fill_from_rows, in_printed_order
 from parsers.engine.stakes import blinds_and_bets
@@ -533,7 +534,8 @@ class BlockParser:
 
     def _showdowns(self, lines: pl.DataFrame) -> pl.DataFrame:
         """Shown hands, and the cards of a summary's ``mucked [Qs]`` that shows only some of a
-        player's cards (they are known nowhere else: his hole cards stay unknown)."""
+        player's cards (a partial show, `hole_cards.is_partial_show`: they are known nowhere
+        else, his hole cards stay unknown)."""
         shows = self.acts.filter(pl.col("verb") == "shows")
         desc = pl.col("desc")
         shown = shows.with_columns(
@@ -542,13 +544,13 @@ class BlockParser:
             high_desc=desc.str.extract(r"(?:^|; )HI: (.*?)(?:; LO: |$)", 1),
             low_desc=desc.str.extract(r"(?:^|; )LO: (.*)$", 1),
         )
-        partly_mucked = (
+        mucked = (
             lines.filter(pl.col("kind") == KIND_SUMMARY_MUCK)
             .select("hand", "line_no", pl.col("line").str.extract_groups(SUMMARY_MUCK).alias("m"))
             .unnest("m")
             .with_columns(site=pl.lit(SITE), cards=cards_list(pl.col("cards")))
-            .filter(is_partial_show(pl.col("cards")))
         )
+        partly_mucked = mucked.filter(is_partial_show(mucked["cards"]))
         if partly_mucked.height == 0:
             return shown
         return pl.concat([shown, partly_mucked], how="diagonal_relaxed").sort("hand", "line_no")
@@ -569,6 +571,8 @@ class BlockParser:
         )
 
     def _hole_cards(self, seats: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame:
+        """The hero's deal, the shows and the summary's face-up mucks, as sightings of hole
+        cards for `hole_cards.attach_hole_cards`."""
         dealt = (
             lines.filter(pl.col("kind") == KIND_DEALT)
             .select("hand", "line_no", pl.col("line").str.extract_groups(DEALT).alias("d"))
@@ -583,36 +587,14 @@ class BlockParser:
             )
             .unnest("m")
         )
-        known = pl.concat(
+        sightings = pl.concat(
             [
-                dealt.select("hand", "line_no", "player", "cards", shown=pl.lit(False)),
-                shown.select("hand", "line_no", "player", "cards", shown=pl.lit(True)),
-                mucked.select("hand", "line_no", "player", "cards", shown=pl.lit(True)),
+                dealt.select("hand", "line_no", "player", "cards", dealt=pl.lit(True)),
+                shown.select("hand", "line_no", "player", "cards", dealt=pl.lit(False)),
+                mucked.select("hand", "line_no", "player", "cards", dealt=pl.lit(False)),
             ]
-        ).sort("hand", "line_no")
-        # The last sighting wins: a player's shown cards are the same as dealt ones; a mismatch
-        # is caught by the duplicate and conflicting-card checks. A player who shows only some
-        # of his cards (all-in, "shows [Qs]"; in the summary, "mucked [Qs]") keeps them in
-        # `showdowns`; his hole cards stay unknown, so the audit calls his pot unevaluable
-        # instead of guessing.
-        cards = (
-            known.with_columns(hole_cards=cards_list(pl.col("cards")))
-            .filter(~(pl.col("shown") & is_partial_show(pl.col("hole_cards"))))
-            .group_by("hand", "player", maintain_order=True)
-            .agg(
-                pl.col("hole_cards").last(),
-                pl.col("cards").n_unique().alias("card_versions"),
-            )
-        )
-        heroes = dealt.select("hand", "player").unique().with_columns(is_hero=pl.lit(True))
-        return (
-            seats.join(cards, on=["hand", "player"], how="left")
-            .join(heroes, on=["hand", "player"], how="left")
-            .with_columns(
-                is_hero=pl.col("is_hero").fill_null(False),
-                card_versions=pl.col("card_versions").fill_null(0),
-            )
-        )
+        ).with_columns(cards=cards_list(pl.col("cards")))
+        return attach_hole_cards(seats, sightings, dealt.select("hand", "player"))
 
     # -- checks ------------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ from parsers.byte_kernels import (
     strings_array,
 )
 from parsers.engine.checks import MAX_SEATS
+from parsers.engine.hole_cards import FULL, KEYED_CARDS, card_set_key, sighting_kind
 from parsers.pokerstars.forms import ACTION_VERBS
 
 __all__ = ["CompiledBlock", "read_block"]
@@ -173,6 +174,8 @@ _OPEN_PAREN = literal(" (")
 _OPEN_BRACKET = literal(" [")
 _CLOSE_BRACKET = literal("]")
 _CLOSE_PAREN = literal(")")
+# Every card `card_list` decodes is readable.
+_READABLE = np.ones(_MAX_BOARD, dtype=np.bool_)
 
 
 @numba.njit(cache=True)
@@ -222,19 +225,21 @@ def _same_text(data: np.ndarray, a0: int, a1: int, b0: int, b1: int) -> bool:
 
 @numba.njit(cache=True)
 def _sight(  # type: ignore[no-untyped-def]
-    data, slot, text_start, text_end, seat_line, scratch, sighting_start, sighting_end, cards,
-    card_count,
+    slot, seat_line, count, dealt, scratch, sighting_key, held, cards, card_count
 ) -> bool:
-    """Record a player's four hole cards seen in ``data[text_start:text_end]``; False when he
-    was seen before with other cards (the block parser explains that conflict)."""
-    if sighting_start[slot] >= 0 and not _same_text(
-        data, sighting_start[slot], sighting_end[slot], text_start, text_end
-    ):
+    """Record a sighting of a player's hole cards, ``count`` codes in ``scratch`` (-1: not a
+    list of readable cards), by the rules of `parsers.engine.hole_cards`: the first sighting's
+    cards are the seat's. False when the sighting is not `FULL` or holds other cards than an
+    earlier one: the block parser reads a partial show and explains the rest."""
+    if sighting_kind(max(count, 0), count >= 0, dealt) != FULL:
         return False
-    sighting_start[slot] = text_start
-    sighting_end[slot] = text_end
-    cards[seat_line, :4] = scratch[:4]
-    card_count[seat_line] = 4
+    key, _ = card_set_key(scratch, _READABLE, 0, count, held)
+    if sighting_key[slot] == 0:
+        sighting_key[slot] = key
+        cards[seat_line, :count] = scratch[:count]
+        card_count[seat_line] = count
+    elif sighting_key[slot] != key:
+        return False
     return True
 
 
@@ -353,8 +358,8 @@ def scan(data: np.ndarray, offsets: np.ndarray, opens_hand: np.ndarray, new_file
     fractional = np.zeros(segments, dtype=np.bool_)
 
     seat_lines = np.zeros(MAX_SEATS, dtype=np.int64)
-    sighting_start = np.zeros(MAX_SEATS, dtype=np.int64)
-    sighting_end = np.zeros(MAX_SEATS, dtype=np.int64)
+    sighting_key = np.zeros(MAX_SEATS, dtype=np.uint64)  # 0: no sighting yet
+    held = np.zeros(KEYED_CARDS, dtype=np.int64)  # room for `card_set_key`
     running = np.zeros(MAX_SEATS, dtype=np.int64)
     scratch = np.zeros(_MAX_BOARD, dtype=np.uint8)
 
@@ -507,7 +512,7 @@ def scan(data: np.ndarray, offsets: np.ndarray, opens_hand: np.ndarray, new_file
                 ):
                     ok = False
             seat_lines[seats] = line
-            sighting_start[seats] = -1
+            sighting_key[seats] = 0
             seats += 1
             kind[line] = LINE_SEAT
             continue
@@ -522,14 +527,13 @@ def scan(data: np.ndarray, offsets: np.ndarray, opens_hand: np.ndarray, new_file
                 ok = False
                 continue
             slot = _seat_slot(data, player_from, bracket, seat_lines, seats, name_start, name_end)
-            count = card_list(data, bracket + 2, end - 1, scratch)
-            if slot < 0 or count != 4:
+            if slot < 0:
                 ok = False
                 continue
             seat_line = seat_lines[slot]
+            count = card_list(data, bracket + 2, end - 1, scratch)
             if not _sight(
-                data, slot, bracket + 2, end - 1, seat_line, scratch, sighting_start,
-                sighting_end, cards, card_count,
+                slot, seat_line, count, True, scratch, sighting_key, held, cards, card_count
             ):
                 ok = False
                 continue
@@ -669,13 +673,13 @@ def scan(data: np.ndarray, offsets: np.ndarray, opens_hand: np.ndarray, new_file
                 ok = False
                 continue
             slot = _seat_slot(data, player_from, player_to, seat_lines, seats, name_start, name_end)
-            count = card_list(data, inner_from, end - 1, scratch)
-            if slot < 0 or count != 4:
+            if slot < 0:
                 ok = False
                 continue
+            count = card_list(data, inner_from, end - 1, scratch)
             if not _sight(
-                data, slot, inner_from, end - 1, seat_lines[slot], scratch, sighting_start,
-                sighting_end, cards, card_count,
+                slot, seat_lines[slot], count, False, scratch, sighting_key, held, cards,
+                card_count,
             ):
                 ok = False
                 continue
@@ -796,9 +800,6 @@ def scan(data: np.ndarray, offsets: np.ndarray, opens_hand: np.ndarray, new_file
                     ok = False
                     continue
                 count = card_list(data, i + 2, close, scratch)
-                if count != 4:
-                    ok = False  # a partial show or an unreadable card
-                    continue
                 if close + 1 != end:
                     if not (
                         starts_with(data, close + 1, end, _OPEN_PAREN) and data[end - 1] == 0x29
@@ -812,13 +813,13 @@ def scan(data: np.ndarray, offsets: np.ndarray, opens_hand: np.ndarray, new_file
                     ok = False
                     continue
                 if not _sight(
-                    data, slot, i + 2, close, seat_lines[slot], scratch, sighting_start,
-                    sighting_end, cards, card_count,
+                    slot, seat_lines[slot], count, False, scratch, sighting_key, held, cards,
+                    card_count,
                 ):
                     ok = False
                     continue
-                cards[line, :4] = scratch[:4]
-                card_count[line] = 4
+                cards[line, :count] = scratch[:count]
+                card_count[line] = count
             elif i != end:  # folds, checks, mucks hand, doesn't show hand, sits out
                 ok = False
                 continue

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from parsers import parse_bytes
 from parsers.columns import holds_a_null
-from parsers.engine.assembly import card_set_columns
 from parsers.engine.betting import highest_total_before, ordered_actions
 from parsers.engine.block_parts import _mark_all_ins
 from parsers.engine.checks import first_problem
+from parsers.engine.hole_cards import card_set_columns
 from parsers.engine.kernels import running_sums
 from parsers.engine.line_forms import LineForm, classify
 from parsers.engine.lines import fill_from_rows, line_frame
