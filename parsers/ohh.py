@@ -81,6 +81,7 @@ import pyarrow as pa
 
 from parsers.base import ParseResult
 from parsers.columns import CARD_CODES, MAX_MINOR_UNITS
+from parsers.engine.hole_cards import DAMAGED, sighting_kind
 from parsers.engine.structured import (
     HandProblem,
     HandRecord,
@@ -669,7 +670,9 @@ class _Reader:
                 raise HandProblem(f"{where}.amount: a {name} that puts chips in")
             if cards and name not in _CARD_ACTIONS:
                 raise HandProblem(f"{where}.cards: cards on a {name}")
-            if cards and len(cards) != 4:
+            # The hole-card rules decide (a show of one to three cards is a partial show); the
+            # reject names the field.
+            if cards and sighting_kind(len(cards), True, name == "Dealt Cards") == DAMAGED:
                 if len(cards) in (5, 6) and name in ("Dealt Cards", "Shows Cards"):
                     raise SkippedGame(f"{O8_GAME} ({len(cards)} hole cards)")
                 raise HandProblem(f"{where}.cards: {len(cards)} hole cards, not 4")

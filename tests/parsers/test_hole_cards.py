@@ -16,7 +16,7 @@ from parsers.engine.hole_cards import (
     attach_hole_cards,
     sighting_kind,
 )
-from tests.parsers import test_pokerstars, test_winamax
+from tests.parsers import test_ohh, test_pokerstars, test_winamax
 from tests.parsers.corpus import cards, frames
 from tests.parsers.test_pokerstars_compiled import assert_same_as_block_parser
 from tests.parsers.test_real_forms import HOME_GAME, parsed
@@ -113,16 +113,20 @@ def test_damaged_or_different_sightings_quarantine_the_hand(
 
 
 # The same situation, a player showing one card at showdown (PokerStars' beta, Winamax's
-# Player0), in each site's line forms.
+# Player0, OHH's B), in each site's forms.
 WINAMAX_PARTIAL_SHOW = test_winamax.SIDE_POT_HAND.replace(
     "Player0 shows [Th Ac Tc Td] (Flush Ace high)", "Player0 shows [Qs]"
 ).replace("showed [Th Ac Tc Td] and won 154.50€ with Flush Ace high", "showed [Qs] and won 154.50€")
 
+OHH_PARTIAL_SHOW = test_ohh.SIDE_POTS.replace(
+    '"cards": ["Kh", "Kd", "Qs", "Js"]', '"cards": ["Qs"]'
+)
+
 
 @pytest.mark.parametrize(
     ("text", "player"),
-    [(HOME_GAME, "beta"), (WINAMAX_PARTIAL_SHOW, "Player0")],
-    ids=["pokerstars", "winamax"],
+    [(HOME_GAME, "beta"), (WINAMAX_PARTIAL_SHOW, "Player0"), (OHH_PARTIAL_SHOW, "B")],
+    ids=["pokerstars", "winamax", "ohh"],
 )
 def test_a_partial_show_reads_alike_at_every_site(text: str, player: str) -> None:
     result = parsed(text)
