@@ -18,6 +18,7 @@ category per hand: plain chi-square. Categories expected fewer than five times a
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -58,6 +59,7 @@ def _compositions(total: int, parts: int, most: int) -> list[tuple[int, ...]]:
     return found
 
 
+@functools.cache
 def pattern_probabilities(cards: int) -> dict[str, dict[tuple[int, ...], float]]:
     """Exact probabilities of a ``cards``-card hand's rank pattern (the multiplicities of its
     ranks, largest first), suit pattern and number of distinct low ranks.
@@ -82,6 +84,7 @@ def pattern_probabilities(cards: int) -> dict[str, dict[tuple[int, ...], float]]
     return {"ranks": ranks, "suits": suits, "lows": lows}
 
 
+@functools.cache
 def overlap_probabilities(cards: int) -> dict[tuple[int, ...], float]:
     """How many of a ``cards``-card hand's cards the next independent hand repeats."""
     hands = math.comb(DECK, cards)
@@ -151,6 +154,7 @@ def _card_counts(
     return DealTest(name, int(values.size), statistic, degrees, chi_square_survival(statistic, degrees))
 
 
+@functools.cache
 def _flop_patterns() -> dict[tuple[int, ...], float]:
     flops = math.comb(DECK, 3)
     return {
