@@ -53,9 +53,12 @@ def _check_spots(spots: SpotTable) -> None:
     ):
         if len(starts) != count + 1 or starts[0] != 0 or starts[-1] != rows or (np.diff(starts) < 0).any():
             raise ValueError(f"{name} is not a valid offset array over {rows} rows")
-    if spots.hole.shape != (len(spots.player_row), 4) or spots.known.shape != (count, 5):
-        raise ValueError("hole must be (players, 4) and known (spots, 5)")
-    for name in ("known_count", "unit", "board_count", "street"):
+    width = spots.hole.shape[1] if spots.hole.ndim == 2 else 0
+    if spots.hole.shape != (len(spots.player_row), width) or not 4 <= width <= 6:
+        raise ValueError("hole must be (players, 4), (players, 5) or (players, 6)")
+    if spots.known.shape != (count, 5):
+        raise ValueError("known must be (spots, 5)")
+    for name in ("known_count", "unit", "board_count", "street", "hole_count"):
         if len(getattr(spots, name)) != count:
             raise ValueError(f"{name} must have one value per spot")
     if len(spots.pot_amount) != len(spots.pot_row) or len(spots.pot_eligible) != len(spots.pot_row):
@@ -109,12 +112,15 @@ def expected_payouts(
     status = np.full(spots.spots, enumeration.STATUS_BAD_INPUT, dtype=np.int64)
     if spots.spots:
         threads = max(1, numba.get_num_threads())
-        wanted = spots.spots >= PARALLEL_MINIMUM_SPOTS or bool((spots.known_count == 0).sum() >= 2)
+        # Preflop spots (and Courchevel ones, one board card known) are the costly ones.
+        heavy = spots.known_count <= 1
+        wanted = spots.spots >= PARALLEL_MINIMUM_SPOTS or bool(heavy.sum() >= 2)
         _run_kernel(
             enumeration.expected_payouts_serial, enumeration.expected_payouts_parallel,
             PARALLEL_MINIMUM_ROWS if wanted else 0, parallel,
             np.ascontiguousarray(spots.player_start, dtype=np.int64),
-            np.ascontiguousarray(spots.hole, dtype=np.uint8).reshape(-1),
+            np.ascontiguousarray(spots.hole, dtype=np.uint8).reshape(-1), spots.hole.shape[1],
+            np.ascontiguousarray(spots.hole_count, dtype=np.int64),
             np.ascontiguousarray(spots.known, dtype=np.uint8).reshape(-1),
             np.ascontiguousarray(spots.known_count, dtype=np.int64),
             np.ascontiguousarray(spots.pot_start, dtype=np.int64),
@@ -125,7 +131,7 @@ def expected_payouts(
             samples, np.ascontiguousarray(seeds, dtype=np.int64), expected, spread, runouts, status,
             tables.card_table, tables.flush, tables.low, tables.high,
             # A preflop spot costs ~10^3 turn spots: one per task balances the threads.
-            1 if (spots.known_count == 0).any() else max(1, spots.spots // (8 * threads)),
+            1 if heavy.any() else max(1, spots.spots // (8 * threads)),
         )  # fmt: skip
     width = enumeration.MAX_PLAYERS
     return expected.reshape(-1, width), spread.reshape(-1, width), runouts, status, exact

@@ -1,21 +1,23 @@
 """Compiled enumeration of every remaining board of many all-in spots (internal).
 
-A spot is a hand whose betting ended before the river: its contenders' hole cards, the board
-cards dealt when the last chips went in (0, 3 or 4) and its pots (amount after rake, eligible
-contenders as a bit mask over the spot's players in clockwise order). For every completion of
-the board the kernel evaluates each contender with the evaluator's own board-amortised chunk
-kernels (`pipeline.evaluator.kernels`: a board prepared once for all its players) and reduces
-each pot to its *outcome*: the set of best highs and the set of best qualifying lows among the
-pot's eligible players. Boards with the same outcome pay the same, so each distinct outcome is
-settled once, by the audit's own per-board settlement (`pipeline.payouts.settle_board`, rules
-P2-P7, with `board_share` for P8), and weighted by how many boards produced it. The expected
-amount of a player is then the exact average over all boards of the integer payouts, odd units
-included, and a pot's expected amounts sum to the pot.
+A spot is a hand whose betting ended before the river: its contenders' hole cards (4, 5 or 6
+each, as its game deals), the board cards dealt when the last chips went in (0, 3 or 4; 1
+before the flop in Courchevel) and its pots (amount after rake, eligible contenders as a bit
+mask over the spot's players in clockwise order). For every completion of the board the kernel
+evaluates each contender with the evaluator's own board-amortised chunk kernels
+(`pipeline.evaluator.kernels`, `kernels_wide` for 5 and 6 hole cards: a board prepared once
+for all its players) and reduces each pot to its *outcome*: the set of best highs and the set
+of best qualifying lows among the pot's eligible players. Boards with the same outcome pay the
+same, so each distinct outcome is settled once, by the audit's own per-board settlement
+(`pipeline.payouts.settle_board`, rules P2-P7, with `board_share` for P8), and weighted by how
+many boards produced it. The expected amount of a player is then the exact average over all
+boards of the integer payouts, odd units included, and a pot's expected amounts sum to the pot.
 
 Preflop spots (about a million boards heads-up) are counted by board classes instead of dealt
-one by one (`_preflop_classes`); a spot may also be sampled (``samples[s] > 0`` boards drawn
-from a generator seeded per spot) or dealt board by board on every street (``samples[s] < 0``,
-to check and measure the classes).
+one by one (`_preflop_classes`); a Courchevel preflop spot, one board card known, deals its
+C(n, 4) boards (about 100,000 heads-up) one by one. A spot may also be sampled (``samples[s]
+> 0`` boards drawn from a generator seeded per spot) or dealt board by board on every street
+(``samples[s] < 0``, to check and measure the classes).
 
 Every input is untrusted: counts, masks and card codes are checked before they index anything,
 and a spot that fails a check gets a status instead of a result.
@@ -27,11 +29,12 @@ import numba
 import numpy as np
 from numba import prange
 
-from pipeline.evaluator import kernels
+from pipeline.evaluator import kernels, kernels_wide
 from pipeline.evaluator.tables import CARD_INFO_LOW_SHIFT, CARD_INFO_OFFSET
 from pipeline.payouts import board_share, settle_board
 
 __all__ = [
+    "MAX_HOLE_CARDS",
     "MAX_OUTCOMES",
     "MAX_PLAYERS",
     "STATUS_BAD_CARDS",
@@ -43,13 +46,15 @@ __all__ = [
 ]
 
 MAX_PLAYERS = 10  # contenders per spot; a spot has at most as many pots as contenders
+MIN_HOLE_CARDS = 4
+MAX_HOLE_CARDS = 6  # 6-card Omaha Hi/Lo
 MAX_OUTCOMES = 4096  # distinct (high winners, low winners) per pot; far above any real spot
 BOARD_CHUNK = 512  # boards evaluated per call of the evaluator's chunk kernel
 
 STATUS_OK = 0
 STATUS_BAD_CARDS = 1  # a card code >= 52, or a card twice among holes and board
 STATUS_TOO_MANY_OUTCOMES = 2
-STATUS_BAD_INPUT = 3  # counts or masks out of range
+STATUS_BAD_INPUT = 3  # counts or masks out of range, or more cards than a deck holds
 
 _U = np.uint64
 LOW_SHIFT = CARD_INFO_LOW_SHIFT
@@ -121,14 +126,17 @@ def _record_board(  # type: ignore[no-untyped-def]
 
 @_jit
 def _preflop_classes(  # type: ignore[no-untyped-def]
-    hole, first_player, players, in_use, first_pot, pots, pot_eligible, keys, counts, used,
-    card_table, flush_table, low_table, high_table,
+    hole, stride, width, first_player, players, in_use, first_pot, pots, pot_eligible, keys,
+    counts, used, card_table, flush_table, low_table, high_table,
 ):  # fmt: skip
     """Every preflop board, counted by class instead of dealt one by one; returns the boards.
 
     A board's highs and lows depend only on its rank multiset R, except where one suit s
     holds three or more of its cards (at most one suit can, in five cards): then the flushes
-    depend on the set T of ranks that suit holds too. So the boards fall into classes (R) with
+    depend on the set T of ranks that suit holds too. The hands are fixed, so this holds for
+    any number of hole cards: without a flush a player's high is a function of the two rank
+    multisets and the low of the two low-rank sets, and a flush needs three board cards of
+    one suit (two of the player's), whose ranks are T. So the boards fall into classes (R) with
     no flush possible and (R, s, T), |T| >= 3; each class is evaluated once (the evaluator's
     rank-multiset table, its flush table for the flush classes) and counted by how many boards
     of the deck it holds: for each rank r of R with multiplicity m and a available suits,
@@ -140,20 +148,31 @@ def _preflop_classes(  # type: ignore[no-untyped-def]
     for card in range(52):
         if not in_use[card]:
             free_suits[card // 4] |= 1 << (card % 4)
-    hole_index = np.empty(players, dtype=np.uint64)
+    # The hand's entries of the high table: one for four hole cards (stored three times), the
+    # three four-card subsets that hold every pair for five or six (`kernels_wide`).
+    hole_index = np.empty((players, 3), dtype=np.uint64)
     hole_low = np.empty(players, dtype=np.uint64)
     hole_suit = np.empty((players, 4), dtype=np.uint64)  # rank mask of each suit in the hand
     hole_suit_count = np.zeros((players, 4), dtype=np.int64)
     for i in range(players):
-        base = _U((first_player + i) * 4)
+        base = _U((first_player + i) * stride)
         i0 = card_table[info + _U(hole[base])]
         i1 = card_table[info + _U(hole[base + _U(1)])]
         i2 = card_table[info + _U(hole[base + _U(2)])]
         i3 = card_table[info + _U(hole[base + _U(3)])]
-        hole_index[i] = kernels._hole_index(card_table, i0, i1, i2, i3)
-        hole_low[i] = ((i0 | i1 | i2 | i3) >> _U(LOW_SHIFT)) & _U(0xFF)
+        i4 = card_table[info + _U(hole[base + _U(4)])] if width >= 5 else _U(0)
+        i5 = card_table[info + _U(hole[base + _U(5)])] if width >= 6 else _U(0)
+        if width == 4:
+            index = kernels._hole_index(card_table, i0, i1, i2, i3)
+            hole_index[i, 0], hole_index[i, 1], hole_index[i, 2] = index, index, index
+        else:
+            first, second, third = kernels_wide._cover_indices(
+                card_table, width == 6, i0, i1, i2, i3, i4, i5
+            )
+            hole_index[i, 0], hole_index[i, 1], hole_index[i, 2] = first, second, third
+        hole_low[i] = ((i0 | i1 | i2 | i3 | i4 | i5) >> _U(LOW_SHIFT)) & _U(0xFF)
         for suit in range(4):
-            hole_suit[i, suit] = kernels._suit_rank_mask(hole, base, 4, _U(suit))
+            hole_suit[i, suit] = kernels._suit_rank_mask(hole, base, width, _U(suit))
             hole_suit_count[i, suit] = _popcount(hole_suit[i, suit])
     high = np.empty(players, dtype=np.int64)
     low = np.empty(players, dtype=np.int64)
@@ -189,7 +208,11 @@ def _preflop_classes(  # type: ignore[no-untyped-def]
                         offset = kernels._board_offset(card_table, j0, j1, j2, j3, j4)
                         board_low = ((j0 | j1 | j2 | j3 | j4) >> _U(LOW_SHIFT)) & _U(0xFF)
                         for i in range(players):
-                            plain_high[i] = high_table[offset + hole_index[i]]
+                            plain_high[i] = max(
+                                high_table[offset + hole_index[i, 0]],
+                                high_table[offset + hole_index[i, 1]],
+                                high_table[offset + hole_index[i, 2]],
+                            )
                             low[i] = low_table[(board_low << _U(8)) | hole_low[i]]
                         flush_boards = 0
                         for suit in range(4):
@@ -231,19 +254,24 @@ def _preflop_classes(  # type: ignore[no-untyped-def]
 
 @_jit
 def _spot(  # type: ignore[no-untyped-def]
-    s, player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible, unit,
-    board_count, samples, seeds, expected, spread, boards_seen, card_table, flush_table,
-    low_table, high_table, boards, board_data, holes, board_index, high, low, keys, counts, used,
+    s, player_start, hole, hole_stride, hole_count, known, known_count, pot_start, pot_amount,
+    pot_eligible, unit, board_count, samples, seeds, expected, spread, boards_seen, card_table,
+    flush_table, low_table, high_table, boards, board_data, holes, board_index, high, low, keys,
+    counts, used,
 ):  # fmt: skip
     """Enumerate spot ``s`` (or, when ``samples[s] > 0``, draw that many boards at random
     from a generator seeded with ``seeds[s]``); write its expected amounts and their standard
-    errors (0 when exact); return its status."""
+    errors (0 when exact); return its status. Player ``i``'s hole cards are the first
+    ``hole_count[s]`` of ``hole[(player_start[s] + i) * hole_stride:]``."""
     first_player = player_start[s]
     players = player_start[s + 1] - first_player
     first_pot = pot_start[s]
     pots = pot_start[s + 1] - first_pot
     dealt = known_count[s]
+    width = hole_count[s]
     if players < 2 or players > MAX_PLAYERS or pots < 1 or pots > MAX_PLAYERS:
+        return STATUS_BAD_INPUT
+    if width < MIN_HOLE_CARDS or width > MAX_HOLE_CARDS or width > hole_stride:
         return STATUS_BAD_INPUT
     if dealt < 0 or dealt > 4 or unit[s] < 1 or board_count[s] < 1 or board_count[s] > 2:
         return STATUS_BAD_INPUT
@@ -254,11 +282,12 @@ def _spot(  # type: ignore[no-untyped-def]
             return STATUS_BAD_INPUT
     # The deck: every card not in a contender's hand or on the known board.
     in_use = np.zeros(52, dtype=np.bool_)
-    for position in range(players * 4):
-        card = hole[(first_player * 4) + position]
-        if card >= 52 or in_use[card]:
-            return STATUS_BAD_CARDS
-        in_use[card] = True
+    for i in range(players):
+        for position in range(width):
+            card = hole[(first_player + i) * hole_stride + position]
+            if card >= 52 or in_use[card]:
+                return STATUS_BAD_CARDS
+            in_use[card] = True
     for position in range(dealt):
         card = known[s * 5 + position]
         if card >= 52 or in_use[card]:
@@ -271,6 +300,8 @@ def _spot(  # type: ignore[no-untyped-def]
             deck[available] = card
             available += 1
     drawn = 5 - dealt
+    if available < drawn:  # more hole cards than a deck can deal with a board
+        return STATUS_BAD_INPUT
     sampled = samples[s] > 0
     if sampled:
         # Seeded per spot: the same spot gives the same rows whichever thread runs it.
@@ -283,8 +314,8 @@ def _spot(  # type: ignore[no-untyped-def]
     rows_needed = min(BOARD_CHUNK, total) * players
     for row in range(rows_needed):
         player = first_player + row % players
-        for position in range(4):
-            holes[row * 4 + position] = hole[player * 4 + position]
+        for position in range(width):
+            holes[row * width + position] = hole[player * hole_stride + position]
         board_index[row] = row // players
     for q in range(pots):
         used[q] = 0
@@ -292,8 +323,8 @@ def _spot(  # type: ignore[no-untyped-def]
     remaining = total
     if dealt == 0 and samples[s] == 0:
         counted = _preflop_classes(
-            hole, first_player, players, in_use, first_pot, pots, pot_eligible, keys, counts,
-            used, card_table, flush_table, low_table, high_table,
+            hole, hole_stride, width, first_player, players, in_use, first_pot, pots,
+            pot_eligible, keys, counts, used, card_table, flush_table, low_table, high_table,
         )  # fmt: skip
         if counted < 0:
             return STATUS_TOO_MANY_OUTCOMES
@@ -326,10 +357,16 @@ def _spot(  # type: ignore[no-untyped-def]
                     choice[j] = choice[j - 1] + 1
         if kernels._prepare_boards_chunk(boards, 0, chunk, board_data, card_table) != -1:
             return STATUS_BAD_CARDS
-        bad = kernels._evaluate_players_chunk(
-            holes, board_index, 0, chunk * players, high, low, board_data,
-            card_table, flush_table, low_table, high_table,
-        )  # fmt: skip
+        if width == 4:
+            bad = kernels._evaluate_players_chunk(
+                holes, board_index, 0, chunk * players, high, low, board_data,
+                card_table, flush_table, low_table, high_table,
+            )  # fmt: skip
+        else:
+            bad = kernels_wide._evaluate_wide_players_chunk(
+                holes, width, board_index, 0, chunk * players, high, low, board_data,
+                card_table, flush_table, low_table, high_table,
+            )  # fmt: skip
         if bad != -1:
             return STATUS_BAD_CARDS
         # The reduction of `_record_board`, written out: called here a numba function of
@@ -406,14 +443,14 @@ def _spot(  # type: ignore[no-untyped-def]
 
 @_jit
 def _spots(  # type: ignore[no-untyped-def]
-    first, last, player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible,
-    unit, board_count, samples, seeds, expected, spread, boards_seen, status, card_table,
-    flush_table, low_table, high_table,
+    first, last, player_start, hole, hole_stride, hole_count, known, known_count, pot_start,
+    pot_amount, pot_eligible, unit, board_count, samples, seeds, expected, spread, boards_seen,
+    status, card_table, flush_table, low_table, high_table,
 ):  # fmt: skip
     """Enumerate spots ``first:last`` with one set of work buffers."""
     boards = np.empty(BOARD_CHUNK * 5, dtype=np.uint8)
     board_data = np.empty(BOARD_CHUNK * kernels.BOARD_DATA_WIDTH, dtype=np.uint64)
-    holes = np.empty(BOARD_CHUNK * MAX_PLAYERS * 4, dtype=np.uint8)
+    holes = np.empty(BOARD_CHUNK * MAX_PLAYERS * MAX_HOLE_CARDS, dtype=np.uint8)
     board_index = np.empty(BOARD_CHUNK * MAX_PLAYERS, dtype=np.int64)
     high = np.empty(BOARD_CHUNK * MAX_PLAYERS, dtype=np.int32)
     low = np.empty(BOARD_CHUNK * MAX_PLAYERS, dtype=np.int32)
@@ -422,33 +459,34 @@ def _spots(  # type: ignore[no-untyped-def]
     used = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for s in range(first, last):
         status[s] = _spot(
-            s, player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible,
-            unit, board_count, samples, seeds, expected, spread, boards_seen, card_table,
-            flush_table, low_table, high_table, boards, board_data, holes, board_index, high,
-            low, keys, counts, used,
+            s, player_start, hole, hole_stride, hole_count, known, known_count, pot_start,
+            pot_amount, pot_eligible, unit, board_count, samples, seeds, expected, spread,
+            boards_seen, card_table, flush_table, low_table, high_table, boards, board_data,
+            holes, board_index, high, low, keys, counts, used,
         )  # fmt: skip
 
 
 @_jit
 def expected_payouts_serial(  # type: ignore[no-untyped-def]
-    player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible, unit,
-    board_count, samples, seeds, expected, spread, boards_seen, status, card_table, flush_table,
-    low_table, high_table, block_spots,
+    player_start, hole, hole_stride, hole_count, known, known_count, pot_start, pot_amount,
+    pot_eligible, unit, board_count, samples, seeds, expected, spread, boards_seen, status,
+    card_table, flush_table, low_table, high_table, block_spots,
 ):  # fmt: skip
     """Every spot on the calling thread (see `_spot`; ``block_spots`` is for the parallel
     variant's signature); returns the number of spots."""
     spots = player_start.shape[0] - 1
-    _spots(0, spots, player_start, hole, known, known_count, pot_start, pot_amount,
-           pot_eligible, unit, board_count, samples, seeds, expected, spread, boards_seen, status,
-           card_table, flush_table, low_table, high_table)  # fmt: skip
+    _spots(0, spots, player_start, hole, hole_stride, hole_count, known, known_count,
+           pot_start, pot_amount, pot_eligible, unit, board_count, samples, seeds, expected,
+           spread, boards_seen, status, card_table, flush_table, low_table,
+           high_table)  # fmt: skip
     return spots
 
 
 @_parallel_jit
 def expected_payouts_parallel(  # type: ignore[no-untyped-def]
-    player_start, hole, known, known_count, pot_start, pot_amount, pot_eligible, unit,
-    board_count, samples, seeds, expected, spread, boards_seen, status, card_table, flush_table,
-    low_table, high_table, block_spots,
+    player_start, hole, hole_stride, hole_count, known, known_count, pot_start, pot_amount,
+    pot_eligible, unit, board_count, samples, seeds, expected, spread, boards_seen, status,
+    card_table, flush_table, low_table, high_table, block_spots,
 ):  # fmt: skip
     """Every spot on numba's thread pool, in blocks of ``block_spots`` spots."""
     spots = player_start.shape[0] - 1
@@ -456,8 +494,8 @@ def expected_payouts_parallel(  # type: ignore[no-untyped-def]
     blocks = (spots + block_spots - 1) // block_spots
     for block in prange(blocks):
         first = block * block_spots
-        _spots(first, min(first + block_spots, spots), player_start, hole, known, known_count,
-               pot_start, pot_amount, pot_eligible, unit, board_count, samples, seeds,
-               expected, spread, boards_seen, status, card_table, flush_table, low_table,
-               high_table)  # fmt: skip
+        _spots(first, min(first + block_spots, spots), player_start, hole, hole_stride,
+               hole_count, known, known_count, pot_start, pot_amount, pot_eligible, unit,
+               board_count, samples, seeds, expected, spread, boards_seen, status, card_table,
+               flush_table, low_table, high_table)  # fmt: skip
     return spots

@@ -6,6 +6,11 @@ no betting action on the streets after the last one that had any, and the board 
 when run twice) dealt to the river. Its ``street`` is that last betting street (0 preflop,
 1 flop, 2 turn); the board cards dealt by then are known, the rest are enumerated. Cards of
 players who folded stay unknown, as trackers treat them: they are left in the deck.
+
+Each hand's game (``hands.game``, `parsers.games`; none is Omaha Hi/Lo) says how many hole
+cards its players hold (4, 5 or 6) and how many board cards were face up before the preflop
+betting (Courchevel: one, so a preflop all-in there has one known board card). A player row
+whose cards are not exactly its game's count is unknown cards.
 """
 
 from __future__ import annotations
@@ -16,13 +21,16 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from pipeline.equity.enumeration import MAX_PLAYERS
+from parsers.games import GAMES, OMAHA_HI_LO
+from pipeline.equity.enumeration import MAX_HOLE_CARDS, MAX_PLAYERS
 from pipeline.payouts import PotTable
 
 __all__ = ["KNOWN_BOARD_CARDS", "SpotTable", "find_spots"]
 
 Int64Array = npt.NDArray[np.int64]
-KNOWN_BOARD_CARDS = (0, 3, 4)  # board cards dealt when the betting ended, by street
+# Board cards dealt when the betting ended, by street, in a game that shows none before the
+# flop; a game's `exposed_before_flop` cards replace the preflop 0.
+KNOWN_BOARD_CARDS = (0, 3, 4)
 _BETTING_KINDS = ("post_sb", "post_bb", "post_dead", "ante", "fold", "check", "call", "bet", "raise")
 
 
@@ -37,9 +45,12 @@ class SpotTable:
     known_count: Int64Array
     unit: Int64Array  # per spot: odd-chip unit (P9)
     board_count: Int64Array  # per spot: 1, or 2 when run twice
+    hole_count: Int64Array  # per spot: hole cards of each of its players (4, 5 or 6)
     player_start: Int64Array
     player_row: Int64Array  # per spot player: row of the player, clockwise from the button
-    hole: npt.NDArray[np.uint8]  # per spot player: (4,) hole cards
+    # per spot player: (width,) hole cards, width >= the spot's hole_count (find_spots: 6);
+    # the first hole_count are the player's, the rest are ignored
+    hole: npt.NDArray[np.uint8]
     pot_start: Int64Array
     pot_row: Int64Array  # per spot pot: row of the pot in the hand's PotTable
     pot_amount: Int64Array  # per spot pot: after rake
@@ -66,6 +77,45 @@ def _card_rows(cards: pl.Series, width: int) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.uint8), complete
 
 
+def _hand_games(hands: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per hand: hole cards dealt and board cards shown before the preflop betting. A hand
+    without a game, or of a game `parsers.games` does not know, is Omaha Hi/Lo (as the
+    audit reads it)."""
+    if "game" not in hands.columns:
+        return (
+            np.full(hands.height, OMAHA_HI_LO.hole_cards, dtype=np.int64),
+            np.full(hands.height, OMAHA_HI_LO.exposed_before_flop, dtype=np.int64),
+        )
+    codes = hands["game"].fill_null(OMAHA_HI_LO.code)
+    hole_cards = {code: game.hole_cards for code, game in GAMES.items()}
+    exposed = {code: game.exposed_before_flop for code, game in GAMES.items()}
+    return (
+        codes.replace_strict(hole_cards, default=OMAHA_HI_LO.hole_cards, return_dtype=pl.Int64)
+        .to_numpy()
+        .astype(np.int64),
+        codes.replace_strict(
+            exposed, default=OMAHA_HI_LO.exposed_before_flop, return_dtype=pl.Int64
+        )
+        .to_numpy()
+        .astype(np.int64),
+    )
+
+
+def _hole_rows(cards: pl.Series, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, `MAX_HOLE_CARDS`) uint8 hole cards, zero-padded, and whether each row holds
+    exactly ``counts[row]`` readable cards (`_card_rows`); other rows hold zeros."""
+    codes = np.zeros((len(cards), MAX_HOLE_CARDS), dtype=np.uint8)
+    known = np.zeros(len(cards), dtype=bool)
+    for count in np.unique(counts):
+        rows = np.flatnonzero(counts == count)
+        if not 0 < count <= MAX_HOLE_CARDS:
+            continue  # never a spot: the kernel plays 4 to 6 hole cards
+        part, complete = _card_rows(cards.gather(rows), int(count))
+        codes[rows, :count] = part
+        known[rows] = complete
+    return codes, known
+
+
 def find_spots(
     hands: pl.DataFrame,
     players: pl.DataFrame,
@@ -79,16 +129,18 @@ def find_spots(
 ) -> SpotTable:
     """The all-in spots among audited hands.
 
-    ``players`` are the audit's player rows (``hand_row``, ``hole_cards``, ``folded``,
-    ``put_in``; clockwise per hand), ``stack_start`` their starting stacks (negative when
-    unknown), ``action_seat_row`` each action's player row (-1 unseated), ``pots`` and
-    ``pot_rake`` the hand's pots and the rake each gives, ``units`` and ``boards`` per hand.
+    ``hands`` carry ``board``, ``board2`` and (optionally) ``game``; ``players`` are the
+    audit's player rows (``hand_row``, ``hole_cards``, ``folded``, ``put_in``; clockwise per
+    hand), ``stack_start`` their starting stacks (negative when unknown), ``action_seat_row``
+    each action's player row (-1 unseated), ``pots`` and ``pot_rake`` the hand's pots and the
+    rake each gives, ``units`` and ``boards`` per hand.
     """
     hand_count = hands.height
     hand_of = players["hand_row"].to_numpy().astype(np.int64)
     folded = players["folded"].to_numpy().astype(bool)
     put_in = players["put_in"].to_numpy().astype(np.int64)
-    hole, hole_known = _card_rows(players["hole_cards"], 4)
+    hole_cards, exposed = _hand_games(hands)
+    hole, hole_known = _hole_rows(players["hole_cards"], hole_cards[hand_of])
     board, board_complete = _card_rows(hands["board"], 5)
     board2, board2_complete = _card_rows(hands["board2"], 5)
 
@@ -118,8 +170,11 @@ def find_spots(
         & boards_ready & hand_has_pot
     )  # fmt: skip
     known_count = np.array(KNOWN_BOARD_CARDS, dtype=np.int64)[np.clip(last_street, 0, 2)]
+    known_count = np.where(last_street <= 0, exposed, known_count)
     # Run twice: both boards must share the cards known when the money went in.
-    for count in (3, 4):
+    for count in np.unique(known_count[is_spot & two_boards]):
+        if count == 0:
+            continue
         rows = np.flatnonzero(is_spot & two_boards & (known_count == count))
         same = (board[rows, :count] == board2[rows, :count]).all(axis=1)
         is_spot[rows[~same]] = False
@@ -156,6 +211,7 @@ def find_spots(
         known_count=known_count[spot_hands],
         unit=np.asarray(units, dtype=np.int64)[spot_hands],
         board_count=np.asarray(boards, dtype=np.int64)[spot_hands],
+        hole_count=hole_cards[spot_hands],
         player_start=player_start,
         player_row=chosen.astype(np.int64),
         hole=np.ascontiguousarray(hole[chosen]),
