@@ -1,7 +1,7 @@
 """All-in equity of the compiled kernel against the independent brute force on 500+ spots:
 preflop, flop and turn; 2, 3 and 4 players; side pots; run-outs with quartering and with no
-low. Slow (a few minutes): ``pytest -m slow tests/test_equity_agreement.py -s`` prints the
-counts."""
+low; and 300+ spots of 5 and 6 hole cards (flop, turn, Courchevel preflop). Slow (a few
+minutes): ``pytest -m slow tests/test_equity_agreement.py -s`` prints the counts."""
 
 from __future__ import annotations
 
@@ -75,3 +75,44 @@ def test_kernel_agrees_with_the_brute_force_on_500_spots(monkeypatch: pytest.Mon
           f"with both: {seen_total['both']}")
     assert sum(shapes.values()) >= 500
     assert side_pots > 50 and seen_total["both"] > 50
+
+
+WIDE_SPOTS_PER_SHAPE = {4: 40, 3: 15}  # known board cards → spots per player count
+
+
+def test_wide_spots_agree_with_the_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Big O and 6-card spots on the flop and turn (2-4 players, side pots), and Courchevel
+    # preflop spots (five hole cards, the first board card known; strengths from the 4-card
+    # kernel over each hand's four-card subsets, checked against pokerkit).
+    import tests.test_equity as equity_tests
+    from tests.test_equity import independent_strengths
+
+    rng = random.Random(2121)
+    shapes: Counter[tuple[int, str, int]] = Counter()
+    side_pots = 0
+    seen_total: Counter[str] = Counter()
+    cases = [
+        (hole_cards, known, players, count)
+        for hole_cards in (5, 6)
+        for known, count in WIDE_SPOTS_PER_SHAPE.items()
+        for players in (2, 3, 4)
+    ] + [(5, 1, players, 2) for players in (2, 3, 4)]
+    for hole_cards, known, players, count in cases:
+        spots = [random_spot(rng, players, known, hole_cards) for _ in range(count)]
+        if known == 1:
+            monkeypatch.setattr(
+                equity_tests,
+                "reference_equity",
+                lambda *args: reference_equity(*args, strengths_of=independent_strengths),
+            )
+        seen = compare_with_reference(spots)
+        monkeypatch.undo()
+        seen_total.update(seen)
+        street = {1: "courchevel preflop", 3: "flop", 4: "turn"}[known]
+        shapes[(hole_cards, street, players)] += len(spots)
+        side_pots += sum(len(spot["pots"]) > 1 for spot in spots)
+    print(f"\nspots by (hole cards, street, players): {dict(shapes)}; with side pots: {side_pots}; "
+          f"with quartering: {seen_total['quartered']}; with no low: {seen_total['no_low']}; "
+          f"with both: {seen_total['both']}")
+    assert sum(shapes.values()) >= 300
+    assert side_pots > 30 and seen_total["both"] > 30
