@@ -3,6 +3,10 @@
 Rates are player-hands per second (one player's 4 hole cards against a 5-card board),
 median of several runs, high and low both computed unless stated. Absolute numbers on a
 shared VM move by up to 1.5x between runs: compare the ratios printed side by side.
+
+The hole-count table times 4, 5 and 6 hole cards on one core in interleaved rounds (one call
+each per round, so a busy neighbour slows all three alike) and gives each count's median
+rate and its ratio to the 4-card rate.
 """
 
 from __future__ import annotations
@@ -35,6 +39,10 @@ DEAL_COUNT = 1_000_000
 PHEVALUATOR_DEALS = 100_000
 POKERKIT_DEALS = 500
 REPEATS = 5
+HOLE_CARD_COUNTS = (4, 5, 6)
+HOLE_COUNT_ROUNDS = 9
+# Goals: a 5- or 6-card row costs about its hole pairs (10, 15) against four cards' 6.
+HOLE_COUNT_GOALS = {5: 0.54, 6: 0.36}
 C_ANCHOR_RATE = 25.5e6  # notes: C, H45 + flush + LOW2, two passes, one core
 
 
@@ -98,7 +106,48 @@ def pokerkit_rate(hole: npt.NDArray[np.uint8], board: npt.NDArray[np.uint8]) -> 
     return len(texts) / median_seconds(run, repeats=1)
 
 
-def main() -> dict[str, float]:
+def hole_count_rates() -> dict[str, float]:
+    """Player-hands/s on one core for 4, 5 and 6 hole cards, random deals and showdowns
+    (2-6 players a board), medians of interleaved rounds."""
+    calls: dict[str, tuple[int, Callable[[], object]]] = {}
+    for count in HOLE_CARD_COUNTS:
+        hole, board = random_deals(DEAL_COUNT, seed=10 + count, hole_cards=count)
+        calls[f"random deals, {count} hole cards"] = (
+            DEAL_COUNT,
+            lambda hole=hole, board=board: evaluate(hole, board, parallel=False),
+        )
+        shown, index, boards = random_showdowns(
+            DEAL_COUNT // 4, 2, 6, seed=20 + count, hole_cards=count
+        )
+        calls[f"showdowns 2-6 per board, {count} hole cards"] = (
+            len(shown),
+            lambda shown=shown, index=index, boards=boards: evaluate_showdowns(
+                shown, index, boards, parallel=False
+            ),
+        )
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for _, call in calls.values():
+        call()  # compiled and cached before timing
+    for _ in range(HOLE_COUNT_ROUNDS):
+        for name, (_, call) in calls.items():
+            start = time.perf_counter()
+            call()
+            times[name].append(time.perf_counter() - start)
+    return {name: rows / statistics.median(times[name]) for name, (rows, _) in calls.items()}
+
+
+def print_hole_count_rates(rates: dict[str, float]) -> None:
+    """The hole-count table: rate and ratio to the 4-card rate of the same kind."""
+    print(f"{'one core, by hole cards':<58}{'rate':>15}{'vs 4 cards':>16}{'goal':>8}")
+    for name, rate in rates.items():
+        kind, count = name.rsplit(", ", 1)
+        four = rates[f"{kind}, 4 hole cards"]
+        goal = HOLE_COUNT_GOALS.get(int(count.split()[0]))
+        shown_goal = f">= {goal:.2f}x" if goal else ""
+        print(f"{name:<58}{rate / 1e6:>11.2f} M/s{rate / four:>15.2f}x{shown_goal:>10}")
+
+
+def measure() -> dict[str, float]:
     """Run the benchmark, print a report and return the rates (player-hands/s).
 
     Returns
@@ -133,6 +182,10 @@ def main() -> dict[str, float]:
         results[f"showdowns 2-6 per board, {label}"] = len(show_hole) / median_seconds(
             lambda: evaluate_showdowns(show_hole, board_index, boards)
         )
+    numba.set_num_threads(1)
+    load_before = os.getloadavg()[0]
+    by_hole_count = hole_count_rates()
+    load_after = os.getloadavg()[0]
     numba.set_num_threads(all_threads)
     phevaluator = phevaluator_rate(hole[:PHEVALUATOR_DEALS], board[:PHEVALUATOR_DEALS])
     pokerkit = pokerkit_rate(hole[:POKERKIT_DEALS], board[:POKERKIT_DEALS])
@@ -149,12 +202,24 @@ def main() -> dict[str, float]:
         versus_pokerkit = f"{rate / pokerkit:,.0f}x" if pokerkit else "n/a"
         shown = f"{rate / 1e6:.2f} M/s" if rate >= 1e5 else f"{rate / 1e3:.2f} k/s"
         print(f"{name:<58}{shown:>15}{versus_phevaluator:>16}{versus_pokerkit:>13}")
+    print_hole_count_rates(by_hole_count)
+    print(
+        "load average (1 min) before / after the hole-count rounds: "
+        f"{load_before:.2f} / {load_after:.2f} on {os.cpu_count()} CPUs"
+    )
+    results.update(by_hole_count)
     print(
         f"one thread vs the C two-pass anchor of the notes ({C_ANCHOR_RATE / 1e6:.1f} M/s, "
         f"other machine): {single / C_ANCHOR_RATE:.2f}x on random deals, "
         f"{results['showdowns 2-6 per board, 1 thread'] / C_ANCHOR_RATE:.2f}x on showdowns"
     )
     return results
+
+
+def main() -> int:
+    """``python -m bench evaluator``: print the report; exit status 0."""
+    measure()
+    return 0
 
 
 if __name__ == "__main__":
