@@ -107,4 +107,7 @@ ALLIN_EQUITY_SCHEMA = {
     "exact": pl.Boolean,
     "standard_error": pl.Float64,  # of expected_amount; 0 when exact
     "runouts": pl.Int64,  # boards enumerated or sampled (the same for every row of the hand)
+    # Variance over the run-outs of the player's total payout from the hand's pots (the same
+    # on each of the player's rows of the hand): what all-in luck's z-score divides by.
+    "spot_variance": pl.Float64,
 }

@@ -92,7 +92,7 @@ def compare_with_reference(spots: list[dict], method: str = "exact") -> dict[str
 
     Exact spots must agree to 1e-12 of the pot; sampled ones within 5 stated standard errors
     (and the stated error must be at most 0.1 % of the pot)."""
-    expected, spread, runouts, status, exact = expected_payouts(spot_table(spots), method=method)
+    expected, spread, runouts, status, exact, _ = expected_payouts(spot_table(spots), method=method)
     assert (status == STATUS_OK).all()
     assert (exact == (method == "exact")).all()
     seen = {"quartered": 0, "no_low": 0, "both": 0}
@@ -135,7 +135,7 @@ def test_sampled_spots_are_within_their_stated_error() -> None:
 def test_bad_cards_give_a_status_not_a_result() -> None:
     spot = random_spot(random.Random(3), 2, 4)
     spot["holes"][1] = (spot["holes"][0][0], *spot["holes"][1][1:])  # a card twice
-    expected, spread, runouts, status, exact = expected_payouts(spot_table([spot]))
+    expected, spread, runouts, status, exact, _ = expected_payouts(spot_table([spot]))
     assert status[0] == STATUS_BAD_CARDS
     assert (expected == 0).all()
 
@@ -165,6 +165,8 @@ def test_preflop_board_classes_count_every_board_once() -> None:
     dealt = expected_payouts(spot_table(spots), method="enumerate")
     assert (by_class[3] == STATUS_OK).all() and (by_class[2] == dealt[2]).all()
     assert np.abs(by_class[0] - dealt[0]).max() <= 1e-9
+    # The variance of each player's total, from the classes' joint outcomes too.
+    assert np.abs(by_class[5] - dealt[5]).max() <= 1e-9 * max(1.0, float(dealt[5].max()))
 
 
 # --- 5 and 6 hole cards (Big O, Courchevel, 6-card Omaha Hi/Lo) ------------------------
@@ -260,7 +262,7 @@ def test_wide_spots_match_settling_every_runout_with_the_rules(
         spot.update(pots=[pot for pot in pots if pot[0] > 0], unit=unit, boards=boards)
         # A side pot two or more players contest.
         checked_side_pots += any(len(members) > 1 for _, members in spot["pots"][1:])
-        expected, spread, outcomes, status, _ = expected_payouts(spot_table([spot]))
+        expected, spread, outcomes, status, _, _ = expected_payouts(spot_table([spot]))
         assert status[0] == STATUS_OK and outcomes[0] == runouts
         pot_indexes = [index for index, pot in enumerate(pots) if pot[0] > 0]
         for row, (pot_index, (amount, members)) in enumerate(zip(pot_indexes, spot["pots"])):
@@ -285,6 +287,8 @@ def test_wide_preflop_board_classes_count_every_board_once(hole_cards: int) -> N
     dealt = expected_payouts(spot_table(spots), method="enumerate")
     assert (by_class[3] == STATUS_OK).all() and (by_class[2] == dealt[2]).all()
     assert np.abs(by_class[0] - dealt[0]).max() <= 1e-9
+    # The variance of each player's total, from the classes' joint outcomes too.
+    assert np.abs(by_class[5] - dealt[5]).max() <= 1e-9 * max(1.0, float(dealt[5].max()))
 
 
 def independent_strengths(
@@ -324,7 +328,7 @@ def test_courchevel_preflop_spot_deals_every_board_after_the_first_card() -> Non
     # knows it, and the kernel deals the other four (C(31, 4) boards for four players).
     rng = random.Random(60)
     spot = random_spot(rng, 4, 1, 5)
-    expected, _, runouts, status, _ = expected_payouts(spot_table([spot]))
+    expected, _, runouts, status, _, _ = expected_payouts(spot_table([spot]))
     assert status[0] == STATUS_OK and runouts[0] == math.comb(52 - 21, 4)
     truth, events = reference_equity(
         spot["holes"], spot["known"], spot["pots"], spot["unit"], spot["boards"],
@@ -335,3 +339,49 @@ def test_courchevel_preflop_spot_deals_every_board_after_the_first_card() -> Non
         for player in range(MAX_PLAYERS):
             want = float(exact.get(player, 0))
             assert expected[row, player] == pytest.approx(want, abs=1e-12 * max(amount, 1))
+
+
+def _runout_totals(
+    holes: list[tuple[int, ...]], known: tuple[int, ...], put_in: list[int], unit: int
+) -> list[list[int]]:
+    """Each run-out's total payout per player (one board), settled by `pipeline.rules`."""
+    names = [f"p{i}" for i in range(len(holes))]
+    contenders = [
+        Contender(seat + 1, name, amount, False, hole)
+        for seat, (name, amount, hole) in enumerate(zip(names, put_in, holes, strict=True))
+    ]
+    profile = dataclasses.replace(PROFILES["pokerstars"], odd_chip_unit=unit)
+    used = set(known) | {card for hole in holes for card in hole}
+    deck = [card for card in range(52) if card not in used]
+    totals = []
+    for drawn in itertools.combinations(deck, 5 - len(known)):
+        settlement = settle(contenders, [known + drawn], len(holes), rake=0, profile=profile)
+        paid = [0] * len(holes)
+        for payout in settlement.payouts:
+            paid[names.index(payout.player)] += payout.amount
+        totals.append(paid)
+    return totals
+
+
+@pytest.mark.parametrize("hole_cards", [4, 5])
+def test_spot_variance_is_the_variance_of_each_players_total(hole_cards: int) -> None:
+    """The variance of a player's total payout over the run-outs (what all-in luck's z divides
+    by) against settling every run-out with the rules: one pot, and two or three pots whose
+    joint outcome the engine keeps."""
+    rng = random.Random(70 + hole_cards)
+    pot_counts = set()
+    for players, known_count in ((2, 4), (3, 4), (4, 4), (3, 3), (4, 3)):
+        spot = random_spot(rng, players, known_count, hole_cards)
+        put_in = [rng.choice((100, 250, 600, 1000)) for _ in range(players)]
+        totals = np.array(
+            _runout_totals(spot["holes"], spot["known"], put_in, 1), dtype=np.float64
+        )
+        pots, _, _ = rules_brute_force(spot["holes"], spot["known"], put_in, 0, 1, 1)
+        spot.update(pots=[pot for pot in pots if pot[0] > 0], unit=1, boards=1)
+        pot_counts.add(len(spot["pots"]))
+        *_, status, _, variance = expected_payouts(spot_table([spot]))
+        assert status[0] == STATUS_OK
+        want = totals.var(axis=0)
+        scale = max(1.0, float(totals.max()) ** 2)
+        np.testing.assert_allclose(variance[0, :players], want, atol=1e-9 * scale)
+    assert {1, 2} <= pot_counts

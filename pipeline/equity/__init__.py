@@ -73,7 +73,7 @@ def expected_payouts(
     parallel: bool | None = None,
 ) -> tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64],
-    npt.NDArray[np.int64], npt.NDArray[np.bool_],
+    npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.float64],
 ]:  # fmt: skip
     """Expected amount of every spot player in every spot pot over the run-outs.
 
@@ -93,6 +93,10 @@ def expected_payouts(
         int64 per spot: `enumeration.STATUS_OK` or why the spot was not computed.
     exact
         bool per spot.
+    variance
+        float64 (spots, `enumeration.MAX_PLAYERS`): the variance over the run-outs of each
+        player's total payout from the spot's pots (the pots' joint outcomes for two or three
+        pots; beyond, bounded as if the pots were perfectly correlated).
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
@@ -108,6 +112,7 @@ def expected_payouts(
         seeds = np.arange(spots.spots, dtype=np.int64)
     expected = np.zeros(len(spots.pot_row) * enumeration.MAX_PLAYERS, dtype=np.float64)
     spread = np.zeros_like(expected)
+    variance = np.zeros(spots.spots * enumeration.MAX_PLAYERS, dtype=np.float64)
     runouts = np.zeros(spots.spots, dtype=np.int64)
     status = np.full(spots.spots, enumeration.STATUS_BAD_INPUT, dtype=np.int64)
     if spots.spots:
@@ -128,13 +133,17 @@ def expected_payouts(
             np.ascontiguousarray(spots.pot_eligible, dtype=np.int64),
             np.ascontiguousarray(spots.unit, dtype=np.int64),
             np.ascontiguousarray(spots.board_count, dtype=np.int64),
-            samples, np.ascontiguousarray(seeds, dtype=np.int64), expected, spread, runouts, status,
+            samples, np.ascontiguousarray(seeds, dtype=np.int64), expected, spread, variance,
+            runouts, status,
             tables.card_table, tables.flush, tables.low, tables.high,
             # A preflop spot costs ~10^3 turn spots: one per task balances the threads.
             1 if heavy.any() else max(1, spots.spots // (8 * threads)),
         )  # fmt: skip
     width = enumeration.MAX_PLAYERS
-    return expected.reshape(-1, width), spread.reshape(-1, width), runouts, status, exact
+    return (
+        expected.reshape(-1, width), spread.reshape(-1, width), runouts, status, exact,
+        variance.reshape(-1, width),
+    )  # fmt: skip
 
 
 def spot_seeds(spots: SpotTable, hands: pl.DataFrame) -> npt.NDArray[np.int64]:
@@ -163,7 +172,7 @@ def allin_equity_rows(
     ``pot_index`` is per pot row (0 main); ``paid_*`` are the rules' payments for the dealt
     board(s) (pot row, player row, amount), which give ``actual_amount``.
     """
-    expected, spread, runouts, status, exact = expected_payouts(
+    expected, spread, runouts, status, exact, variance = expected_payouts(
         spots, method=method, seeds=spot_seeds(spots, hands), parallel=parallel
     )
     pot_spot = np.repeat(np.arange(spots.spots), np.diff(spots.pot_start))
@@ -212,5 +221,6 @@ def allin_equity_rows(
             "exact": exact[spot],
             "standard_error": spread[pot, local],
             "runouts": runouts[spot],
+            "spot_variance": variance[spot, local],
         }
     ).cast(ALLIN_EQUITY_SCHEMA)

@@ -49,6 +49,12 @@ MAX_PLAYERS = 10  # contenders per spot; a spot has at most as many pots as cont
 MIN_HOLE_CARDS = 4
 MAX_HOLE_CARDS = 6  # 6-card Omaha Hi/Lo
 MAX_OUTCOMES = 4096  # distinct (high winners, low winners) per pot; far above any real spot
+# The joint outcome of a spot's pots (each pot's winners, 20 bits a pot) is kept for the
+# variance of a player's total payout when the spot has two or three pots; with more, the
+# variance is bounded by perfect correlation between the pots (the square of the summed
+# standard deviations), which only makes a luck z-score smaller.
+JOINT_POTS = 3
+_MASK_BITS = 10  # winners of a half as a bit mask of up to MAX_PLAYERS players
 BOARD_CHUNK = 512  # boards evaluated per call of the evaluator's chunk kernel
 
 STATUS_OK = 0
@@ -97,12 +103,24 @@ def _record(keys, counts, used, pot, key, weight):  # type: ignore[no-untyped-de
 
 
 @_jit
+def _record_joint(keys, counts, used, slot, key, weight):  # type: ignore[no-untyped-def]
+    """`_record` for the joint outcome table ``slot``; a full table gives up (used -1) instead
+    of failing the spot: the variance then falls back to its bound."""
+    if used[slot] < 0:
+        return
+    if not _record(keys, counts, used, slot, key, weight):
+        used[slot] = -1
+
+
+@_jit
 def _record_board(  # type: ignore[no-untyped-def]
     high, low, row, players, first_pot, pots, pot_eligible, keys, counts, used, weight
 ):
     """Reduce one board's values (``high[row + i]``, ``low[row + i]`` for the spot's player
     ``i``) to each pot's outcome, the best highs and best lows among its eligible players (bit
-    masks), and count it ``weight`` times; False when an outcome table is full."""
+    masks), and count it ``weight`` times (and the joint outcome of two or three pots, in table
+    ``pots``); False when an outcome table is full."""
+    joint = 0
     for q in range(pots):
         mask = pot_eligible[first_pot + q]
         best_high = -1
@@ -121,6 +139,9 @@ def _record_board(  # type: ignore[no-untyped-def]
                     low_mask |= 1 << i
         if not _record(keys, counts, used, q, (high_mask << 16) | low_mask, weight):
             return False
+        joint |= ((high_mask << _MASK_BITS) | low_mask) << (2 * _MASK_BITS * q)
+    if 2 <= pots <= JOINT_POTS:
+        _record_joint(keys, counts, used, pots, joint, weight)
     return True
 
 
@@ -253,15 +274,42 @@ def _preflop_classes(  # type: ignore[no-untyped-def]
 
 
 @_jit
+def _settle_outcome(  # type: ignore[no-untyped-def]
+    high_mask, low_mask, s, pot, q, players, pot_eligible, pot_amount, unit, board_count,
+    eligible, stand_high, stand_low, showed, out_pot, out_board, out_half, out_player,
+    out_amount, paid,
+):  # fmt: skip
+    """Add to ``paid`` what the audit's rules pay each player from pot ``pot`` (local ``q``)
+    when the players of ``high_mask`` hold the best high and those of ``low_mask`` the best
+    low (none: no low), on every board of the spot: stand-in values, winners 1, others 0."""
+    mask = pot_eligible[pot]
+    count = 0
+    for i in range(players):
+        if mask & (1 << i):
+            eligible[count] = i
+            count += 1
+    for i in range(players):
+        stand_high[i, 0] = 1 + ((high_mask >> i) & 1)
+        stand_low[i, 0] = (low_mask >> i) & 1
+    for board in range(board_count[s]):
+        share = board_share(pot_amount[pot], unit[s], board_count[s], board)
+        rows = settle_board(share, eligible[:count], stand_high, stand_low, showed, unit[s], q,
+                            0, out_pot, out_board, out_half, out_player, out_amount, 0)  # fmt: skip
+        for r in range(rows):
+            paid[out_player[r]] += out_amount[r]
+
+
+@_jit
 def _spot(  # type: ignore[no-untyped-def]
     s, player_start, hole, hole_stride, hole_count, known, known_count, pot_start, pot_amount,
-    pot_eligible, unit, board_count, samples, seeds, expected, spread, boards_seen, card_table,
-    flush_table, low_table, high_table, boards, board_data, holes, board_index, high, low, keys,
-    counts, used,
+    pot_eligible, unit, board_count, samples, seeds, expected, spread, variance, boards_seen,
+    card_table, flush_table, low_table, high_table, boards, board_data, holes, board_index, high,
+    low, keys, counts, used,
 ):  # fmt: skip
     """Enumerate spot ``s`` (or, when ``samples[s] > 0``, draw that many boards at random
     from a generator seeded with ``seeds[s]``); write its expected amounts and their standard
-    errors (0 when exact); return its status. Player ``i``'s hole cards are the first
+    errors (0 when exact) and the variance of each player's total payout over the run-outs;
+    return its status. Player ``i``'s hole cards are the first
     ``hole_count[s]`` of ``hole[(player_start[s] + i) * hole_stride:]``."""
     first_player = player_start[s]
     players = player_start[s + 1] - first_player
@@ -317,7 +365,7 @@ def _spot(  # type: ignore[no-untyped-def]
         for position in range(width):
             holes[row * width + position] = hole[player * hole_stride + position]
         board_index[row] = row // players
-    for q in range(pots):
+    for q in range(pots + 1):
         used[q] = 0
     choice = np.arange(drawn)
     remaining = total
@@ -373,6 +421,7 @@ def _spot(  # type: ignore[no-untyped-def]
         # this many arguments, it halved the flop rate (measured).
         for b in range(chunk):
             row = b * players
+            joint = 0
             for q in range(pots):
                 mask = pot_eligible[first_pot + q]
                 best_high = -1
@@ -391,6 +440,9 @@ def _spot(  # type: ignore[no-untyped-def]
                             low_mask |= 1 << i
                 if not _record(keys, counts, used, q, (high_mask << 16) | low_mask, 1):
                     return STATUS_TOO_MANY_OUTCOMES
+                joint |= ((high_mask << _MASK_BITS) | low_mask) << (2 * _MASK_BITS * q)
+            if 2 <= pots <= JOINT_POTS:
+                _record_joint(keys, counts, used, pots, joint, 1)
         remaining -= chunk
     boards_seen[s] = total
     # Settle each outcome once with the audit's rules on stand-in values (winners 1, others 0).
@@ -403,49 +455,68 @@ def _spot(  # type: ignore[no-untyped-def]
     out_player = np.empty_like(out_pot)
     out_amount = np.empty_like(out_pot)
     eligible = np.empty(players, dtype=np.int64)
+    total_mean = np.zeros(players, dtype=np.float64)
+    bound = np.zeros(players, dtype=np.float64)  # sum of the pots' standard deviations
+    paid = np.zeros(players, dtype=np.float64)
     for q in range(pots):
-        mask = pot_eligible[first_pot + q]
-        count = 0
-        for i in range(players):
-            if mask & (1 << i):
-                eligible[count] = i
-                count += 1
-        amount = pot_amount[first_pot + q]
         sums = np.zeros(players, dtype=np.float64)
         squares = np.zeros(players, dtype=np.float64)
-        paid = np.zeros(players, dtype=np.float64)
         for slot in range(used[q]):
             key = keys[q * MAX_OUTCOMES + slot]
             weight = counts[q * MAX_OUTCOMES + slot] / total
             for i in range(players):
-                stand_high[i, 0] = 1 + ((key >> (16 + i)) & 1)
-                stand_low[i, 0] = (key >> i) & 1
                 paid[i] = 0.0
-            for board in range(board_count[s]):
-                share = board_share(amount, unit[s], board_count[s], board)
-                rows = settle_board(share, eligible[:count], stand_high, stand_low, showed,
-                                    unit[s], q, 0, out_pot, out_board, out_half, out_player,
-                                    out_amount, 0)  # fmt: skip
-                for r in range(rows):
-                    paid[out_player[r]] += out_amount[r]
+            _settle_outcome(
+                key >> 16, key & 0xFFFF, s, first_pot + q, q, players, pot_eligible,
+                pot_amount, unit, board_count, eligible, stand_high, stand_low, showed,
+                out_pot, out_board, out_half, out_player, out_amount, paid,
+            )  # fmt: skip
             for i in range(players):
                 sums[i] += paid[i] * weight
                 squares[i] += paid[i] * paid[i] * weight
         for i in range(players):
             expected[(first_pot + q) * MAX_PLAYERS + i] = sums[i]
+            pot_variance = max(squares[i] - sums[i] * sums[i], 0.0)
             if sampled:
-                variance = max(squares[i] - sums[i] * sums[i], 0.0)
-                spread[(first_pot + q) * MAX_PLAYERS + i] = np.sqrt(variance / total)
+                spread[(first_pot + q) * MAX_PLAYERS + i] = np.sqrt(pot_variance / total)
             else:
                 spread[(first_pot + q) * MAX_PLAYERS + i] = 0.0
+            total_mean[i] += sums[i]
+            bound[i] += np.sqrt(pot_variance)
+            if pots == 1:
+                variance[s * MAX_PLAYERS + i] = pot_variance
+    if pots == 1:
+        return STATUS_OK
+    if 2 <= pots <= JOINT_POTS and used[pots] > 0:
+        squares = np.zeros(players, dtype=np.float64)
+        for slot in range(used[pots]):
+            joint = keys[pots * MAX_OUTCOMES + slot]
+            weight = counts[pots * MAX_OUTCOMES + slot] / total
+            for i in range(players):
+                paid[i] = 0.0
+            for q in range(pots):
+                part = joint >> (2 * _MASK_BITS * q)
+                _settle_outcome(
+                    (part >> _MASK_BITS) & 0x3FF, part & 0x3FF, s, first_pot + q, q, players,
+                    pot_eligible, pot_amount, unit, board_count, eligible, stand_high,
+                    stand_low, showed, out_pot, out_board, out_half, out_player, out_amount,
+                    paid,
+                )  # fmt: skip
+            for i in range(players):
+                squares[i] += paid[i] * paid[i] * weight
+        for i in range(players):
+            variance[s * MAX_PLAYERS + i] = max(squares[i] - total_mean[i] * total_mean[i], 0.0)
+    else:
+        for i in range(players):
+            variance[s * MAX_PLAYERS + i] = bound[i] * bound[i]
     return STATUS_OK
 
 
 @_jit
 def _spots(  # type: ignore[no-untyped-def]
     first, last, player_start, hole, hole_stride, hole_count, known, known_count, pot_start,
-    pot_amount, pot_eligible, unit, board_count, samples, seeds, expected, spread, boards_seen,
-    status, card_table, flush_table, low_table, high_table,
+    pot_amount, pot_eligible, unit, board_count, samples, seeds, expected, spread, variance,
+    boards_seen, status, card_table, flush_table, low_table, high_table,
 ):  # fmt: skip
     """Enumerate spots ``first:last`` with one set of work buffers."""
     boards = np.empty(BOARD_CHUNK * 5, dtype=np.uint8)
@@ -454,30 +525,31 @@ def _spots(  # type: ignore[no-untyped-def]
     board_index = np.empty(BOARD_CHUNK * MAX_PLAYERS, dtype=np.int64)
     high = np.empty(BOARD_CHUNK * MAX_PLAYERS, dtype=np.int32)
     low = np.empty(BOARD_CHUNK * MAX_PLAYERS, dtype=np.int32)
-    keys = np.empty(MAX_PLAYERS * MAX_OUTCOMES, dtype=np.int64)
-    counts = np.empty(MAX_PLAYERS * MAX_OUTCOMES, dtype=np.int64)
-    used = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    # One outcome table per pot and one for the joint outcome of the pots.
+    keys = np.empty((MAX_PLAYERS + 1) * MAX_OUTCOMES, dtype=np.int64)
+    counts = np.empty((MAX_PLAYERS + 1) * MAX_OUTCOMES, dtype=np.int64)
+    used = np.zeros(MAX_PLAYERS + 1, dtype=np.int64)
     for s in range(first, last):
         status[s] = _spot(
             s, player_start, hole, hole_stride, hole_count, known, known_count, pot_start,
             pot_amount, pot_eligible, unit, board_count, samples, seeds, expected, spread,
-            boards_seen, card_table, flush_table, low_table, high_table, boards, board_data,
-            holes, board_index, high, low, keys, counts, used,
+            variance, boards_seen, card_table, flush_table, low_table, high_table, boards,
+            board_data, holes, board_index, high, low, keys, counts, used,
         )  # fmt: skip
 
 
 @_jit
 def expected_payouts_serial(  # type: ignore[no-untyped-def]
     player_start, hole, hole_stride, hole_count, known, known_count, pot_start, pot_amount,
-    pot_eligible, unit, board_count, samples, seeds, expected, spread, boards_seen, status,
-    card_table, flush_table, low_table, high_table, block_spots,
+    pot_eligible, unit, board_count, samples, seeds, expected, spread, variance, boards_seen,
+    status, card_table, flush_table, low_table, high_table, block_spots,
 ):  # fmt: skip
     """Every spot on the calling thread (see `_spot`; ``block_spots`` is for the parallel
     variant's signature); returns the number of spots."""
     spots = player_start.shape[0] - 1
     _spots(0, spots, player_start, hole, hole_stride, hole_count, known, known_count,
            pot_start, pot_amount, pot_eligible, unit, board_count, samples, seeds, expected,
-           spread, boards_seen, status, card_table, flush_table, low_table,
+           spread, variance, boards_seen, status, card_table, flush_table, low_table,
            high_table)  # fmt: skip
     return spots
 
@@ -485,8 +557,8 @@ def expected_payouts_serial(  # type: ignore[no-untyped-def]
 @_parallel_jit
 def expected_payouts_parallel(  # type: ignore[no-untyped-def]
     player_start, hole, hole_stride, hole_count, known, known_count, pot_start, pot_amount,
-    pot_eligible, unit, board_count, samples, seeds, expected, spread, boards_seen, status,
-    card_table, flush_table, low_table, high_table, block_spots,
+    pot_eligible, unit, board_count, samples, seeds, expected, spread, variance, boards_seen,
+    status, card_table, flush_table, low_table, high_table, block_spots,
 ):  # fmt: skip
     """Every spot on numba's thread pool, in blocks of ``block_spots`` spots."""
     spots = player_start.shape[0] - 1
@@ -496,6 +568,6 @@ def expected_payouts_parallel(  # type: ignore[no-untyped-def]
         first = block * block_spots
         _spots(first, min(first + block_spots, spots), player_start, hole, hole_stride,
                hole_count, known, known_count, pot_start, pot_amount, pot_eligible, unit,
-               board_count, samples, seeds, expected, spread, boards_seen, status, card_table,
-               flush_table, low_table, high_table)  # fmt: skip
+               board_count, samples, seeds, expected, spread, variance, boards_seen, status,
+               card_table, flush_table, low_table, high_table)  # fmt: skip
     return spots
