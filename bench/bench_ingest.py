@@ -32,9 +32,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from tests.shared_data import CORPUS
+
 __all__ = [
     "HAND_ID",
-    "corpus_directory",
     "main",
     "naive_scan",
     "replicate_hands",
@@ -62,11 +63,6 @@ NAIVE_LINE = re.compile(
     r"|Total pot (\S+)"
     r"|Board \[([^\]]*)\])"
 )
-
-
-def corpus_directory() -> Path:
-    """Return the shared corpus beside the repository (``../shared/corpus``)."""
-    return REPOSITORY.parent / "shared" / "corpus"
 
 
 def stars_corpus_files(corpus: Path) -> list[Path]:
@@ -356,7 +352,7 @@ def _print_run(run: IngestRun, hands: int, size: int, baseline: float) -> None:
 
 def main() -> None:
     """Build the archive, run the baseline and the ingests, print the comparison."""
-    corpus = corpus_directory()
+    corpus = CORPUS
     sources = stars_corpus_files(corpus)
     if not sources:
         print(f"skipped: no PokerStars files under {corpus}")

@@ -24,12 +24,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench.bench_ingest import (
-    HANDS_WANTED,
-    corpus_directory,
-    stars_corpus_files,
-    write_replicated_files,
-)
+from bench.bench_ingest import HANDS_WANTED, stars_corpus_files, write_replicated_files
+from tests.shared_data import CORPUS
 
 __all__ = ["StageClock", "main"]
 
@@ -128,7 +124,7 @@ def _print(label: str, total: float, parsed: int, clock: StageClock) -> None:
 
 def main() -> None:
     """Time the stages of an ingest of small files and of large files."""
-    sources = stars_corpus_files(corpus_directory())
+    sources = stars_corpus_files(CORPUS)
     os.environ.setdefault("POLARS_MAX_THREADS", "1")  # read when polars is first imported
     from pipeline.generate import generate
 
@@ -141,7 +137,7 @@ def main() -> None:
         _ingest_timed(sorted(small.glob("*.txt"))[:1], scratch / "warm-up")
         _print("small files", *_ingest_timed([small], scratch / "small"))
         if not sources:
-            print(f"large files skipped: no PokerStars files under {corpus_directory()}")
+            print(f"large files skipped: no PokerStars files under {CORPUS}")
             return
         large = scratch / "large"
         write_replicated_files(large, sources, HANDS_WANTED)

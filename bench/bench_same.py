@@ -6,7 +6,7 @@ Run with ``python -m bench same --base REV``. The check
    default ``<repository>-same`` beside it; an extraction is kept and reused per commit);
 2. generates an archive of every site ``hilo generate --site`` writes (``HANDS_PER_SITE``
    hands each, a fixed seed, ``FAULT_RATE`` of them deliberately mis-recorded) and takes every
-   file of the shared corpus (``../shared/corpus``; skipped, with a message, when absent);
+   file of the shared corpus (`tests.shared_data.CORPUS`; skipped, with a message, when absent);
 3. parses every input twice, in one child process per side, each with its own tree first on
    ``PYTHONPATH`` and as working directory (the same interpreter: the dependencies are the
    same), writing every table `parsers.parse_bytes` returns (rejects and notes included) to
@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-CORPUS = REPOSITORY.parent / "shared" / "corpus"
 HANDS_PER_SITE = int(os.environ.get("HILO_SAME_HANDS", "3000"))
 SEED = 18
 FAULT_RATE = 0.05
@@ -260,6 +259,9 @@ def generate_inputs(root: Path) -> list[str]:
 
 def corpus_inputs(root: Path) -> list[str]:
     """Every file of the shared corpus, linked under ``root/corpus/``; their paths."""
+    # Imported here: a parsing child runs this file with another tree's packages first.
+    from tests.shared_data import CORPUS
+
     if not CORPUS.is_dir():
         print(f"  corpus not found at {CORPUS}: skipped", flush=True)
         return []

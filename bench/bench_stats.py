@@ -57,7 +57,9 @@ def seed_tables(folder: Path) -> tuple[dict[str, pl.DataFrame], str]:
         files = sorted((folder / "pokerstars").glob("*.txt"))
         origin = f"pipeline.generate ({SEED_HANDS} hands)"
     else:
-        files = sorted((REPOSITORY.parent / "shared" / "corpus" / "Stars").rglob("*.txt"))
+        from tests.shared_data import CORPUS
+
+        files = sorted((CORPUS / "Stars").rglob("*.txt"))
         origin = "corpus PokerStars hands"
     frames: dict[str, list[pl.DataFrame]] = {table: [] for table in TABLES}
     for path in files:

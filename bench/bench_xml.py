@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from parsers.base import SiteParser
 from parsers.boss import BossParser
@@ -25,10 +24,10 @@ from parsers.merge import MergeParser
 from parsers.microgaming import MicrogamingParser
 from parsers.pokerstars import PokerStarsParser
 from parsers.text import decode_lines
+from tests.shared_data import CORPUS
 
 __all__ = ["main"]
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 HANDS = int(os.environ.get("HILO_BENCH_XML_HANDS", "5000"))
 
 

@@ -1,4 +1,4 @@
-"""Shared fixtures: the real corpus beside the repository, and dataset helpers."""
+"""Shared fixtures: the real corpus (found by `tests.shared_data`), and dataset helpers."""
 
 from __future__ import annotations
 
@@ -12,16 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared_data import corpus_or_skip
+
 REPOSITORY = Path(__file__).resolve().parents[1]
-CORPUS = REPOSITORY.parent / "shared" / "corpus"
 
 
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
-    """Return the shared corpus (``../shared/corpus`` from the repository); skip when absent."""
-    if not (CORPUS / "MANIFEST.tsv").is_file():
-        pytest.skip(f"corpus not found at {CORPUS} (expected beside the repository)")
-    return CORPUS
+    """Return the shared corpus (`tests.shared_data.CORPUS`); skip, saying where, when absent."""
+    return corpus_or_skip()
 
 
 @pytest.fixture(scope="session")

@@ -37,10 +37,9 @@ from parsers.base import ParseResult, SiteParser
 from parsers.text import UnreadableFile, decode_lines
 from pipeline.ingest.sources import BLOCK_BYTES
 from pipeline.schema import ACTION_KINDS, HAND_TABLES, REJECTS
-from tests.parsers.corpus import CORPUS
+from tests.shared_data import CORPUS
 
 __all__ = [
-    "CORPUS",
     "HARMLESS_LINES",
     "MAX_MONEY",
     "MUTATORS",

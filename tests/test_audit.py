@@ -6,15 +6,11 @@ import glob
 from pathlib import Path
 
 import polars as pl
-import pytest
 
 from parsers import parse_bytes
 from pipeline.audit import PAYOUT_KINDS, audit_tables
+from tests.shared_data import CORPUS, needs_corpus
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-needs_corpus = pytest.mark.skipif(
-    not (CORPUS / "MANIFEST.tsv").exists(), reason=f"conformance corpus not found at {CORPUS}"
-)
 TABLES = ("hands", "seats", "actions", "collections", "showdowns")
 # Synthetic unit-test hand whose HI/LO texts are not valid Omaha (MANIFEST says so).
 INVALID_FIXTURE = "1111111111"

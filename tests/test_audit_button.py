@@ -21,11 +21,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import polars as pl
-import pytest
 
 from pipeline.audit import _button_findings
+from tests.shared_data import REFERENCE, needs_shared
 
-PAIRS = Path(__file__).resolve().parents[2] / "shared" / "reference" / "data" / "stars-button-pairs.tsv.gz"
+PAIRS = REFERENCE / "data" / "stars-button-pairs.tsv.gz"
 
 
 def clean_pairs() -> pl.DataFrame:
@@ -71,7 +71,7 @@ def pair_tables(pairs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return pl.DataFrame(hands, infer_schema_length=None), pl.DataFrame(seats)
 
 
-@pytest.mark.skipif(not PAIRS.exists(), reason=f"button pairs not found at {PAIRS}")
+@needs_shared(PAIRS)
 def test_button_rule_agrees_with_real_pokerstars_pairs() -> None:
     pairs = clean_pairs()
     hands, seats = pair_tables(pairs)

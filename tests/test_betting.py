@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from pathlib import Path
-
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,11 +12,8 @@ from hypothesis import strategies as st
 from parsers import parse_bytes
 from pipeline.audit import FINDING_SCHEMA
 from pipeline.betting import BETTING_KINDS, betting_findings
+from tests.shared_data import CORPUS, needs_corpus
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-needs_corpus = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"hand-history corpus not found at {CORPUS}"
-)
 TABLES = ("hands", "seats", "actions")
 
 FIXED_LIMIT = "other/Stars-O8-limit-2005.gitpan.txt"  # $5/$10, blinds $2/$5, 10 seats

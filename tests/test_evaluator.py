@@ -36,8 +36,7 @@ from pipeline.evaluator import (
     reference,
     tables,
 )
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+from tests.shared_data import CORPUS, corpus_or_skip, missing
 
 
 def assert_same_order(values: Sequence[int], keys: Sequence[Hashable | None]) -> int:
@@ -616,8 +615,7 @@ def corpus_descriptions() -> Iterator[tuple[str, str, str, str, str]]:
 
 
 def test_descriptions_match_pokerstars_corpus() -> None:
-    if not CORPUS.is_dir():
-        pytest.skip(f"corpus not found at {CORPUS}")
+    corpus_or_skip()
     cases = list(corpus_descriptions())
     assert len(cases) >= 150, f"only {len(cases)} descriptions parsed from {CORPUS}"
     hole = np.stack([parse_cards(case[1]) for case in cases])
@@ -640,7 +638,7 @@ def test_descriptions_match_pokerstars_corpus() -> None:
 def test_fixture_with_invalid_descriptions_is_detected() -> None:
     fixture = CORPUS / "Stars" / "fixture" / "omaha_hilo.txt"
     if not fixture.is_file():
-        pytest.skip(f"fixture not found at {fixture}")
+        pytest.skip(missing(fixture))
     lines = fixture.read_text(encoding="utf-8-sig", errors="replace").splitlines()
     board = next(match["cards"] for line in lines if (match := BOARD.match(line)))
     shown = [match for line in lines if (match := SHOWS.match(line))]

@@ -25,7 +25,7 @@ from pipeline.export import export_dataset, hand_sections
 from pipeline.generate import generate
 from pipeline.ingest import ingest
 from pipeline.schema import HAND_TABLES
-from tests.parsers.corpus import CORPUS, needs_corpus
+from tests.shared_data import CORPUS, needs_corpus
 
 # Columns PHH carries (docs/phh.md lists the others and why they are lost).
 HAND_COLUMNS = [

@@ -41,7 +41,7 @@ from tests.fuzzing import (
     parser_by_site,
     reencode,
 )
-from tests.parsers.corpus import CORPUS, needs_corpus
+from tests.shared_data import CORPUS, needs_corpus
 
 SITES = [parser.site for parser in parsers.PARSERS]
 QUICK = settings(

@@ -8,16 +8,14 @@ from __future__ import annotations
 import csv
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
-import pytest
 
 from pipeline.payouts import PotTable, printed_pot_rake, rake_by_pot, running_total_rake
-from tests.parsers.corpus import REFERENCE
+from tests.shared_data import REFERENCE, needs_shared
 
 DATA = REFERENCE / "data" / "stars-side-pot-rake.tsv"
-pytestmark = pytest.mark.skipif(not DATA.exists(), reason=f"reference data not found at {DATA}")
+pytestmark = needs_shared(DATA)
 
 
 def _minor(text: str, scale: int) -> list[int]:

@@ -22,12 +22,13 @@ from hypothesis import strategies as st
 from bench.bench_ingest import HAND_ID, _normalised_text
 from pipeline import dataset, duplicates
 from pipeline.ingest import ingest
-from tests.conftest import CORPUS, run_hilo
+from tests.conftest import run_hilo
+from tests.shared_data import CORPUS, needs_shared
 
 SOURCE = CORPUS / "Stars" / "tour" / "NLO8-USD-STT-201109.Knockout.sample.txt"
 HAND_TABLES = ("hands", "seats", "actions", "collections", "showdowns")
 
-needs_source = pytest.mark.skipif(not SOURCE.is_file(), reason=f"corpus file missing: {SOURCE}")
+needs_source = needs_shared(SOURCE)
 pytestmark = needs_source
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
@@ -21,11 +20,9 @@ from parsers import parse_bytes
 from pipeline.payouts import printed_pot_rake
 from pipeline.profiles import PROFILES
 from pipeline.rules import Contender, Settlement, build_pots, compute_rake, settle
+from tests.shared_data import CORPUS, missing, needs_shared
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-needs_corpus = pytest.mark.skipif(
-    not (CORPUS / "Stars").is_dir(), reason=f"PokerStars corpus not found at {CORPUS}"
-)
+needs_stars = needs_shared(CORPUS / "Stars")
 
 PUT_IN_KINDS = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")
 FIXTURE = "Stars/fixture/omaha_hilo.txt"
@@ -163,14 +160,14 @@ def stars_lines(hand: RecordedHand, settlement: Settlement) -> list[tuple[int, s
 
 def hand(relative: str, hand_id: str) -> RecordedHand:
     if not (CORPUS / relative).is_file():
-        pytest.skip(f"corpus file {relative} not found under {CORPUS}")
+        pytest.skip(missing(CORPUS / relative))
     return recorded_hands(relative)[hand_id]
 
 
 # -- every hand --------------------------------------------------------------------------------
 
 
-@needs_corpus
+@needs_stars
 @pytest.mark.parametrize("relative", stars_files())
 def test_rules_reproduce_every_recorded_payout(relative: str) -> None:
     hands = recorded_hands(relative)
@@ -193,7 +190,7 @@ def test_rules_reproduce_every_recorded_payout(relative: str) -> None:
     assert not problems, "\n".join(problems)
 
 
-@needs_corpus
+@needs_stars
 def test_corpus_covers_the_interesting_cases() -> None:
     """The corpus is not all uncontested pots: splits, ties and side pots are in it."""
     halves = ties = side_pots = 0
@@ -217,7 +214,7 @@ def payout_rows(settlement: Settlement) -> list[tuple[int, str, str, int]]:
     return [(p.pot_index, p.half, p.player, p.amount) for p in settlement.payouts]
 
 
-@needs_corpus
+@needs_stars
 def test_quartered_35875034981() -> None:
     """Pot 39: high 20; low tie 19 -> 10 to UnderMeSensi (seat 2, first left of button 5), 9."""
     settlement = settle_recorded(hand(CASH_2009, "35875034981"))
@@ -228,7 +225,7 @@ def test_quartered_35875034981() -> None:
     ]
 
 
-@needs_corpus
+@needs_stars
 def test_scoop_35875159084() -> None:
     """Pot $4.85, rake $0.20 (5 cents per full dollar); Hero wins both halves: 233 + 232."""
     recorded = hand(CASH_2009, "35875159084")
@@ -239,14 +236,14 @@ def test_scoop_35875159084() -> None:
     assert compute_rake(485, recorded.players_dealt, True, rule) == recorded.rake == 20
 
 
-@needs_corpus
+@needs_stars
 def test_no_low_35875356253() -> None:
     """Pot 12, "No low hand qualified": Hero's pair of eights scoops, one line."""
     settlement = settle_recorded(hand(CASH_2009, "35875356253"))
     assert payout_rows(settlement) == [(0, "scoop", "Hero", 12)]
 
 
-@needs_corpus
+@needs_stars
 def test_side_pots_68173693354() -> None:
     """Pay three pots the way #68173693354 was paid.
 
@@ -267,7 +264,7 @@ def test_side_pots_68173693354() -> None:
     assert stars_lines(recorded, settlement) == list(recorded.lines)
 
 
-@needs_corpus
+@needs_stars
 def test_lone_player_pot_printed_as_halves_68174239249() -> None:
     """A side pot only APTEM-89 could win (10: 5 of his, 5 dead) is still printed in halves."""
     recorded = hand(KNOCKOUT, "68174239249")
@@ -280,7 +277,7 @@ def test_lone_player_pot_printed_as_halves_68174239249() -> None:
     assert recorded.lines[:2] == ((1, "APTEM-89", 5), (1, "APTEM-89", 5))
 
 
-@needs_corpus
+@needs_stars
 def test_synthetic_fixture_payouts_are_valid_omaha() -> None:
     """Keep the synthetic fixture: its texts are invalid, its payouts are not.
 
@@ -323,7 +320,7 @@ def era_profile(recorded: RecordedHand) -> str | None:
     return "pokerstars" if recorded.stake == ("USD", 2) else None
 
 
-@needs_corpus
+@needs_stars
 @pytest.mark.parametrize("relative", stars_files())
 def test_recorded_rake_fits_the_era_profile(relative: str) -> None:
     """Reproduce every recorded rake with the profile of the hand's era.

@@ -18,9 +18,9 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from pipeline.stats import compute_stats
+from tests.shared_data import CORPUS, needs_corpus
 
 GOLDEN = Path(__file__).parent / "golden_stats"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 def _same(new: pl.DataFrame, old: pl.DataFrame, keys: list[str]) -> None:
@@ -87,7 +87,7 @@ def test_generated_archive_matches_the_old_code(generated: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
+@needs_corpus
 def test_corpus_matches_the_old_code(tmp_path: Path) -> None:
     from pipeline.audit import run_audit
     from pipeline.ingest import ingest

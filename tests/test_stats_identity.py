@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.identity import ANONYMOUS_SITES, alias_lists, load_aliases, parse_aliases
 from pipeline.stats import model_files
+from tests.shared_data import CORPUS, needs_shared
 
 
 def test_aliases_file(tmp_path: Path) -> None:
@@ -55,8 +56,6 @@ def test_anonymous_sites_agree_with_the_models() -> None:
     assert listed is not None
     assert tuple(item.strip().strip("'") for item in listed.group(1).split(",")) == ANONYMOUS_SITES
 
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +121,7 @@ def test_a_name_on_two_sites_is_two_players_until_aliased(two_sites: Path, tmp_p
     assert result.exit_code != 0 and "site:name" in result.output
 
 
-@pytest.mark.skipif(not (CORPUS / "other").is_dir(), reason="corpus not found")
+@needs_shared(CORPUS / "other")
 def test_anonymous_tables_give_only_the_hero(tmp_path: Path) -> None:
     import polars as pl
 

@@ -1,27 +1,21 @@
-"""Helpers shared by the per-site parser tests: the conformance corpus and table access."""
+"""Helpers shared by the per-site parser tests: the corpus's manifest and table access (the
+corpus itself is found by `tests.shared_data`)."""
 
 from __future__ import annotations
 
 import csv
 import re
-from pathlib import Path
 
 import polars as pl
-import pytest
 
 from parsers.base import ParseResult
 from parsers.columns import card_code
-
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-REFERENCE = CORPUS.parent / "reference"
-needs_corpus = pytest.mark.skipif(
-    not (CORPUS / "MANIFEST.tsv").exists(), reason=f"conformance corpus not found at {CORPUS}"
-)
+from tests.shared_data import CORPUS, has_corpus
 
 
 def manifest_rows() -> list[dict[str, str]]:
     """Every row of the corpus's ``MANIFEST.tsv`` (none when the corpus is absent)."""
-    if not (CORPUS / "MANIFEST.tsv").exists():
+    if not has_corpus():
         return []
     with open(CORPUS / "MANIFEST.tsv", newline="") as handle:
         return list(csv.DictReader(handle, delimiter="\t"))

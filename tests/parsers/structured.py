@@ -14,7 +14,8 @@ from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, run_audit
 from pipeline.dataset import read_table
 from pipeline.ingest import ingest
-from tests.parsers.corpus import CORPUS, variant_counts
+from tests.parsers.corpus import variant_counts
+from tests.shared_data import CORPUS
 
 
 def parse_bytes(parser: SiteParser, data: bytes, source: str = "test.xml") -> ParseResult:

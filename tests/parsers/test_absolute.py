@@ -18,7 +18,8 @@ from parsers.absolute import AbsoluteParser
 from parsers.base import ParseResult
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
-from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, manifest_rows, needs_corpus
+from tests.parsers.corpus import cards, chip_ledger, frames, manifest_rows
+from tests.shared_data import CORPUS, needs_corpus
 
 CASH = "Absolute/cash/PLO8-2max-USD-30-60-200912.txt"
 

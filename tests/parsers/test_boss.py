@@ -15,7 +15,7 @@ import pytest
 
 from parsers.base import ParseResult
 from parsers.boss import BossParser, boss_card
-from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, needs_corpus
+from tests.parsers.corpus import cards, chip_ledger, frames
 from tests.parsers.structured import (
     audit_site_corpus,
     check_corpus_counts,
@@ -24,6 +24,7 @@ from tests.parsers.structured import (
     parse_corpus_file,
     reasons,
 )
+from tests.shared_data import CORPUS, needs_corpus
 
 LO8 = "Boss/cash/LO8-EUR-0.05-0.10-201207.xml"
 DEAD_SMALL = "Boss/cash/PLO8-CAD-0.05-0.10-201703.dead.small.txt"

@@ -17,7 +17,8 @@ from parsers.base import ParseResult
 from parsers.bovada import BovadaParser
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
-from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, manifest_rows, needs_corpus
+from tests.parsers.corpus import cards, chip_ledger, frames, manifest_rows
+from tests.shared_data import CORPUS, needs_corpus
 
 CORRUPTED = "Bovada/cash/PLO8-9max-USD-0.02-0.05-201408.corrupted.lines.txt"
 HIGH_AND_LOW = "other/Bovada-HAND_OMAHA_HILO_HIGH_AND_LOW.txt"

@@ -18,15 +18,8 @@ from parsers.base import ParseResult
 from parsers.entraction import EntractionParser
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
-from tests.parsers.corpus import (
-    CORPUS,
-    cards,
-    chip_ledger,
-    frames,
-    manifest_rows,
-    needs_corpus,
-    variant_counts,
-)
+from tests.parsers.corpus import cards, chip_ledger, frames, manifest_rows, variant_counts
+from tests.shared_data import CORPUS, needs_corpus
 
 PORTLAND = "Entraction/cash/LO8-2max-EUR-100-200.Portland.txt"
 EURO_TABLE = "Entraction/cash/LO8-EUR.EuroTable.txt"

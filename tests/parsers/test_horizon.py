@@ -23,15 +23,8 @@ from pipeline import dataset
 from pipeline.audit import PAYOUT_KINDS, audit_tables
 from pipeline.ingest import ingest
 from pipeline.schema import HAND_TABLES
-from tests.parsers.corpus import (
-    CORPUS,
-    cards,
-    chip_ledger,
-    frames,
-    manifest_rows,
-    needs_corpus,
-    variant_counts,
-)
+from tests.parsers.corpus import cards, chip_ledger, frames, manifest_rows, variant_counts
+from tests.shared_data import CORPUS, needs_corpus
 
 PARSER = HorizonParser()
 PERTH = "Horizon/cash/PLO8-9max-USD-0.02-0.04-201810.Perth.txt"

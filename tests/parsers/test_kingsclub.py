@@ -17,7 +17,8 @@ from parsers.base import ParseResult
 from parsers.kingsclub import KingsClubParser
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
-from tests.parsers.corpus import CORPUS, cards, frames, manifest_rows, needs_corpus
+from tests.parsers.corpus import cards, frames, manifest_rows
+from tests.shared_data import CORPUS, needs_corpus
 
 PLO8 = "KingsClub/cash/PLO8-USD-5-10-202101.txt"
 LO8 = "KingsClub/cash/LO8-USD-40-80-202101.txt"

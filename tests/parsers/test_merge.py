@@ -18,7 +18,7 @@ from parsers.base import ParseResult
 from parsers.merge import MergeParser
 from pipeline.dataset import read_table
 from pipeline.ingest import ingest
-from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus
+from tests.parsers.corpus import cards, frames
 from tests.parsers.structured import (
     audit_site_corpus,
     check_corpus_counts,
@@ -27,6 +27,7 @@ from tests.parsers.structured import (
     parse_corpus_file,
     reasons,
 )
+from tests.shared_data import CORPUS, needs_corpus
 
 CASH_SHOWDOWN = "Merge/cash/PLO8-USD-0.25-0.50-201111.txt"
 POST_BOTH = "Merge/cash/LO8-9max-USD-1.00-2.00-201112.post.both.txt"

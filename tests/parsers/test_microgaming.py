@@ -12,7 +12,7 @@ import pytest
 
 from parsers.base import ParseResult
 from parsers.microgaming import MicrogamingParser, decode_utf16
-from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, needs_corpus
+from tests.parsers.corpus import cards, chip_ledger, frames
 from tests.parsers.structured import (
     audit_site_corpus,
     check_corpus_counts,
@@ -21,6 +21,7 @@ from tests.parsers.structured import (
     parse_corpus_file,
     reasons,
 )
+from tests.shared_data import CORPUS, needs_corpus
 
 HAND = "Microgaming/cash/PLO8-EUR-1.00-2.00-201209.txt"
 

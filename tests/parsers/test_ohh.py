@@ -30,8 +30,9 @@ from parsers.ohh import NOTE_ACTION, NOTE_FIELD, NOTE_UNKNOWN_FIELD, OhhParser
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS
 from pipeline.ingest import ingest
-from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, needs_corpus
+from tests.parsers.corpus import cards, chip_ledger, frames
 from tests.parsers.structured import ingest_and_audit, parse_bytes, reasons
+from tests.shared_data import CORPUS, needs_corpus
 
 EXAMPLE = CORPUS / "OHH" / "Omaha-HiLo-Cash-PokerStars-201510.ohh"
 

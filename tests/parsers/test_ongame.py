@@ -17,7 +17,8 @@ from parsers.base import ParseResult
 from parsers.ongame import OnGameParser
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
-from tests.parsers.corpus import CORPUS, cards, frames, manifest_rows, needs_corpus
+from tests.parsers.corpus import cards, frames, manifest_rows
+from tests.shared_data import CORPUS, needs_corpus
 
 TOUR = "OnGame/tour/R-186-1481_1.txt"
 MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")

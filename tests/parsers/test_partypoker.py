@@ -19,7 +19,8 @@ from parsers.base import ParseResult, SiteParser
 from parsers.partypoker import PartyPokerParser
 from parsers.text import decode_lines
 from pipeline.audit import PAYOUT_KINDS, audit_tables
-from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, needs_corpus, variant_counts
+from tests.parsers.corpus import cards, chip_ledger, frames, variant_counts
+from tests.shared_data import CORPUS, needs_corpus
 
 TABLES = ("hands", "seats", "actions", "collections", "showdowns")
 MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")

@@ -16,7 +16,8 @@ from parsers.text import decode_lines
 from pipeline.audit import run_audit
 from pipeline.dataset import read_table
 from pipeline.ingest import ingest
-from tests.parsers.corpus import CORPUS, cards, frames, needs_corpus
+from tests.parsers.corpus import cards, frames
+from tests.shared_data import CORPUS, needs_corpus
 
 PHH_DIR = CORPUS / "phh"
 HAND_12 = PHH_DIR / "wsop_2023_43_5_12.phh"

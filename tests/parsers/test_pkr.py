@@ -16,7 +16,8 @@ from parsers.base import ParseResult
 from parsers.columns import card_code
 from parsers.pkr import PkrParser
 from parsers.text import decode_lines
-from tests.parsers.corpus import CORPUS, cards, frames, manifest_rows, needs_corpus, variant_counts
+from tests.parsers.corpus import cards, frames, manifest_rows, variant_counts
+from tests.shared_data import CORPUS, needs_corpus
 
 PARSER = PkrParser()
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")

@@ -41,15 +41,8 @@ from parsers.text import decode_lines
 from pipeline import dataset
 from pipeline.ingest import ingest
 from tests.conftest import table_rows
-from tests.parsers.corpus import (
-    CORPUS,
-    cards,
-    chip_ledger,
-    frames,
-    manifest_rows,
-    needs_corpus,
-    variant_counts,
-)
+from tests.parsers.corpus import cards, chip_ledger, frames, manifest_rows, variant_counts
+from tests.shared_data import CORPUS, needs_corpus
 
 ANN, BOB, CY = '"Ann @ aaaaaaaaaa"', '"Bob @ bbbbbbbbbb"', '"Cy @ cccccccccc"'
 DEE = '"Dee @ dddddddddd"'

@@ -14,7 +14,8 @@ import pytest
 
 from parsers import parse_bytes
 from parsers.base import ParseResult
-from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, manifest_rows, needs_corpus, variant_counts
+from tests.parsers.corpus import cards, chip_ledger, frames, manifest_rows, variant_counts
+from tests.shared_data import CORPUS, needs_corpus
 
 
 def parse_file(relative: str) -> ParseResult:

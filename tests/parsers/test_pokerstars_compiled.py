@@ -32,7 +32,7 @@ from parsers.text import UnreadableFile, decode_lines, decode_text
 from pipeline.generate import generate
 from pipeline.positions import LABEL_NAMES, assign_positions, position_codes
 from tests.fuzzing import differences, load_seeds, mutated_block
-from tests.parsers.corpus import CORPUS, needs_corpus
+from tests.shared_data import CORPUS, needs_corpus
 
 PARSER = PokerStarsParser()
 

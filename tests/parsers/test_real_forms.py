@@ -14,7 +14,8 @@ from parsers import parse_bytes
 from parsers.base import ParseResult
 from parsers.columns import card_code
 from tests.parsers import test_bovada, test_everleaf, test_ongame
-from tests.parsers.corpus import CORPUS, frames, needs_corpus
+from tests.parsers.corpus import frames
+from tests.shared_data import CORPUS, needs_corpus
 
 HOME_GAME = """PokerStars Home Game Hand #99631756108: {Club Name} Tournament #743144019, 100+9 8-Game (Omaha Hi/Lo Limit) - Match Round I, Level III (30/60) - 2013/06/05 23:30:00 ET
 Table '743144019 1' 6-max Seat #1 is the button

@@ -39,7 +39,7 @@ from parsers.engine.xml_safe import (
     _read_whole,
     read_document,
 )
-from tests.parsers.corpus import CORPUS, needs_corpus
+from tests.shared_data import CORPUS, needs_corpus
 
 
 def _nested(depth: int) -> str:

@@ -15,7 +15,8 @@ from parsers.base import ParseResult
 from parsers.columns import card_code
 from parsers.text import decode_lines
 from parsers.winamax import WinamaxParser
-from tests.parsers.corpus import CORPUS, cards, chip_ledger, frames, manifest_rows, needs_corpus, variant_counts
+from tests.parsers.corpus import cards, chip_ledger, frames, manifest_rows, variant_counts
+from tests.shared_data import CORPUS, needs_corpus
 
 PARSER = WinamaxParser()
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")

@@ -15,15 +15,8 @@ import parsers
 from parsers.base import ParseResult
 from parsers.text import decode_lines, decode_text
 from parsers.wpn_old import WpnOldParser
-from tests.parsers.corpus import (
-    CORPUS,
-    cards,
-    chip_ledger,
-    frames,
-    manifest_rows,
-    needs_corpus,
-    variant_counts,
-)
+from tests.parsers.corpus import cards, chip_ledger, frames, manifest_rows, variant_counts
+from tests.shared_data import CORPUS, needs_corpus
 
 PARSER = WpnOldParser()
 PAYOUT_KINDS = ("payout", "missing_winner", "unexpected_winner", "odd_chip")
