@@ -385,3 +385,35 @@ def test_spot_variance_is_the_variance_of_each_players_total(hole_cards: int) ->
         scale = max(1.0, float(totals.max()) ** 2)
         np.testing.assert_allclose(variance[0, :players], want, atol=1e-9 * scale)
     assert {1, 2} <= pot_counts
+
+
+def test_spot_variance_of_a_hand_run_twice() -> None:
+    """Run twice, the boards' payouts add up their variances; the second run-out comes from the
+    cards the first left, so the true variance is a little smaller (by about 1 / (cards - 1)):
+    against every ordered pair of distinct rivers settled with the rules."""
+    rng = random.Random(91)
+    for players in (2, 3):
+        spot = random_spot(rng, players, 4)
+        put_in = [rng.choice((100, 250, 600)) for _ in range(players)]
+        pots, _, _ = rules_brute_force(spot["holes"], spot["known"], put_in, 0, 1, 1)
+        spot.update(pots=[pot for pot in pots if pot[0] > 0], unit=1, boards=2)
+        names = [f"p{i}" for i in range(players)]
+        contenders = [
+            Contender(seat + 1, name, amount, False, hole)
+            for seat, (name, amount, hole) in enumerate(zip(names, put_in, spot["holes"], strict=True))
+        ]
+        used = set(spot["known"]) | {card for hole in spot["holes"] for card in hole}
+        deck = [card for card in range(52) if card not in used]
+        totals = []
+        for first, second in itertools.permutations(deck, 2):
+            boards = [spot["known"] + (first,), spot["known"] + (second,)]
+            settlement = settle(contenders, boards, players, rake=0, profile=PROFILES["pokerstars"])
+            paid = [0] * players
+            for payout in settlement.payouts:
+                paid[names.index(payout.player)] += payout.amount
+            totals.append(paid)
+        truth = np.array(totals, dtype=np.float64).var(axis=0)
+        *_, status, _, variance = expected_payouts(spot_table([spot]))
+        assert status[0] == STATUS_OK
+        ratio = variance[0, :players] / truth
+        assert np.all((ratio >= 1.0 - 1e-9) & (ratio <= 1.0 + 2.0 / (len(deck) - 2))), ratio

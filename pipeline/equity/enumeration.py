@@ -275,13 +275,13 @@ def _preflop_classes(  # type: ignore[no-untyped-def]
 
 @_jit
 def _settle_outcome(  # type: ignore[no-untyped-def]
-    high_mask, low_mask, s, pot, q, players, pot_eligible, pot_amount, unit, board_count,
+    high_mask, low_mask, s, pot, q, board, players, pot_eligible, pot_amount, unit, board_count,
     eligible, stand_high, stand_low, showed, out_pot, out_board, out_half, out_player,
     out_amount, paid,
 ):  # fmt: skip
-    """Add to ``paid`` what the audit's rules pay each player from pot ``pot`` (local ``q``)
-    when the players of ``high_mask`` hold the best high and those of ``low_mask`` the best
-    low (none: no low), on every board of the spot: stand-in values, winners 1, others 0."""
+    """Add to ``paid`` what the audit's rules pay each player from board ``board``'s share of
+    pot ``pot`` (local ``q``) when the players of ``high_mask`` hold the best high and those of
+    ``low_mask`` the best low (none: no low): stand-in values, winners 1, others 0."""
     mask = pot_eligible[pot]
     count = 0
     for i in range(players):
@@ -291,12 +291,11 @@ def _settle_outcome(  # type: ignore[no-untyped-def]
     for i in range(players):
         stand_high[i, 0] = 1 + ((high_mask >> i) & 1)
         stand_low[i, 0] = (low_mask >> i) & 1
-    for board in range(board_count[s]):
-        share = board_share(pot_amount[pot], unit[s], board_count[s], board)
-        rows = settle_board(share, eligible[:count], stand_high, stand_low, showed, unit[s], q,
-                            0, out_pot, out_board, out_half, out_player, out_amount, 0)  # fmt: skip
-        for r in range(rows):
-            paid[out_player[r]] += out_amount[r]
+    share = board_share(pot_amount[pot], unit[s], board_count[s], board)
+    rows = settle_board(share, eligible[:count], stand_high, stand_low, showed, unit[s], q, 0,
+                        out_pot, out_board, out_half, out_player, out_amount, 0)  # fmt: skip
+    for r in range(rows):
+        paid[out_player[r]] += out_amount[r]
 
 
 @_jit
@@ -455,60 +454,70 @@ def _spot(  # type: ignore[no-untyped-def]
     out_player = np.empty_like(out_pot)
     out_amount = np.empty_like(out_pot)
     eligible = np.empty(players, dtype=np.int64)
-    total_mean = np.zeros(players, dtype=np.float64)
+    # A hand run twice: each board's payouts vary on their own and their variances are
+    # summed. The second run-out is dealt from the cards the first left, a small negative
+    # correlation (about 1 / (cards left - 1)) left out: the variance is a little too large.
+    boards_run = board_count[s]
+    board_mean = np.zeros((boards_run, players), dtype=np.float64)  # E[total of board b]
     bound = np.zeros(players, dtype=np.float64)  # sum of the pots' standard deviations
     paid = np.zeros(players, dtype=np.float64)
     for q in range(pots):
         sums = np.zeros(players, dtype=np.float64)
-        squares = np.zeros(players, dtype=np.float64)
-        for slot in range(used[q]):
-            key = keys[q * MAX_OUTCOMES + slot]
-            weight = counts[q * MAX_OUTCOMES + slot] / total
+        pot_variance = np.zeros(players, dtype=np.float64)
+        for board in range(boards_run):
+            mean = np.zeros(players, dtype=np.float64)
+            squares = np.zeros(players, dtype=np.float64)
+            for slot in range(used[q]):
+                key = keys[q * MAX_OUTCOMES + slot]
+                weight = counts[q * MAX_OUTCOMES + slot] / total
+                paid[:] = 0.0
+                _settle_outcome(
+                    key >> 16, key & 0xFFFF, s, first_pot + q, q, board, players, pot_eligible,
+                    pot_amount, unit, board_count, eligible, stand_high, stand_low, showed,
+                    out_pot, out_board, out_half, out_player, out_amount, paid,
+                )  # fmt: skip
+                for i in range(players):
+                    mean[i] += paid[i] * weight
+                    squares[i] += paid[i] * paid[i] * weight
             for i in range(players):
-                paid[i] = 0.0
-            _settle_outcome(
-                key >> 16, key & 0xFFFF, s, first_pot + q, q, players, pot_eligible,
-                pot_amount, unit, board_count, eligible, stand_high, stand_low, showed,
-                out_pot, out_board, out_half, out_player, out_amount, paid,
-            )  # fmt: skip
-            for i in range(players):
-                sums[i] += paid[i] * weight
-                squares[i] += paid[i] * paid[i] * weight
+                sums[i] += mean[i]
+                pot_variance[i] += max(squares[i] - mean[i] * mean[i], 0.0)
+                board_mean[board, i] += mean[i]
         for i in range(players):
             expected[(first_pot + q) * MAX_PLAYERS + i] = sums[i]
-            pot_variance = max(squares[i] - sums[i] * sums[i], 0.0)
             if sampled:
-                spread[(first_pot + q) * MAX_PLAYERS + i] = np.sqrt(pot_variance / total)
+                spread[(first_pot + q) * MAX_PLAYERS + i] = np.sqrt(pot_variance[i] / total)
             else:
                 spread[(first_pot + q) * MAX_PLAYERS + i] = 0.0
-            total_mean[i] += sums[i]
-            bound[i] += np.sqrt(pot_variance)
-            if pots == 1:
-                variance[s * MAX_PLAYERS + i] = pot_variance
-    if pots == 1:
+            bound[i] += np.sqrt(pot_variance[i])
+    if pots == 1 or pots > JOINT_POTS or used[pots] <= 0:
+        # One pot: its variance exactly; beyond `JOINT_POTS` (or a joint table that overflowed):
+        # the bound of perfectly correlated pots.
+        for i in range(players):
+            variance[s * MAX_PLAYERS + i] = bound[i] * bound[i]
         return STATUS_OK
-    if 2 <= pots <= JOINT_POTS and used[pots] > 0:
+    for i in range(players):
+        variance[s * MAX_PLAYERS + i] = 0.0
+    for board in range(boards_run):
         squares = np.zeros(players, dtype=np.float64)
         for slot in range(used[pots]):
             joint = keys[pots * MAX_OUTCOMES + slot]
             weight = counts[pots * MAX_OUTCOMES + slot] / total
-            for i in range(players):
-                paid[i] = 0.0
+            paid[:] = 0.0
             for q in range(pots):
                 part = joint >> (2 * _MASK_BITS * q)
                 _settle_outcome(
-                    (part >> _MASK_BITS) & 0x3FF, part & 0x3FF, s, first_pot + q, q, players,
-                    pot_eligible, pot_amount, unit, board_count, eligible, stand_high,
+                    (part >> _MASK_BITS) & 0x3FF, part & 0x3FF, s, first_pot + q, q, board,
+                    players, pot_eligible, pot_amount, unit, board_count, eligible, stand_high,
                     stand_low, showed, out_pot, out_board, out_half, out_player, out_amount,
                     paid,
                 )  # fmt: skip
             for i in range(players):
                 squares[i] += paid[i] * paid[i] * weight
         for i in range(players):
-            variance[s * MAX_PLAYERS + i] = max(squares[i] - total_mean[i] * total_mean[i], 0.0)
-    else:
-        for i in range(players):
-            variance[s * MAX_PLAYERS + i] = bound[i] * bound[i]
+            variance[s * MAX_PLAYERS + i] += max(
+                squares[i] - board_mean[board, i] * board_mean[board, i], 0.0
+            )
     return STATUS_OK
 
 
