@@ -542,6 +542,9 @@ class Session:
             fever=self._fever(ring),
             uniforms=self.uniforms,
         )
+        board = deal[:HOLES]
+        if dealer.uniform and outcome.showdown:
+            board, high, low = self._fresh_run_out(deal, board, holes, outcome, high, low)
         folded = outcome.folded
         pots = build_pots(outcome.put_in, folded)
         total_pot = sum(outcome.put_in)
@@ -624,7 +627,7 @@ class Session:
             player_seats=[sitter.seat for sitter in ring],
             hero=hero,
             holes=holes,
-            board=deal[:HOLES],
+            board=board,
             # Courchevel's first board card is face up from the start.
             board_shown=max(outcome.board_shown, table.game.exposed_before_flop),
             small_blind_player=outcome.small_blind_player,
@@ -650,6 +653,33 @@ class Session:
             fault=fault,
             rake_rule=rule,
         )
+
+    def _fresh_run_out(
+        self,
+        deal: list[int],
+        board: list[int],
+        holes: list[list[int]],
+        outcome: HandOutcome,
+        high: list[int],
+        low: list[int],
+    ) -> tuple[list[int], list[int], list[int]]:
+        """The board cards dealt after the betting ended, drawn again from the cards no one
+        holds. The simulated players bet on their final hands (the deal's values), so in an
+        all-in the run-out would follow their bets; a fair deal's run-out does not."""
+        from pipeline.evaluator import evaluate
+
+        last_street = max(action[0] for action in outcome.actions)
+        known = max((0, 3, 4)[last_street] if last_street < 3 else 5,
+                    self.table.game.exposed_before_flop)  # fmt: skip
+        if known >= len(board):
+            return board, high, low
+        taken = set(deal[:HOLES]) | {card for hole in holes for card in hole}
+        spare = [card for card in range(52) if card not in taken]
+        fresh = board[:known] + self.rng.sample(spare, len(board) - known)
+        values = evaluate(
+            np.array(holes, dtype=np.uint8), np.array([fresh] * len(holes), dtype=np.uint8)
+        )
+        return fresh, values[0].tolist(), values[1].tolist()
 
     def _fever(self, ring: list[Sitter]) -> list[bool]:
         """Who plays this hand in a frenzy (see `FEVER_SHARE`); the hero never does."""
