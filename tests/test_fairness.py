@@ -113,13 +113,46 @@ def test_a_rigged_deal_is_flagged() -> None:
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """6,000 uniformly dealt hands, ingested and audited (the audit gives the all-in spots)."""
+    from pipeline.audit import run_audit
     from pipeline.generate import generate
     from pipeline.ingest import ingest
 
     work = tmp_path_factory.mktemp("fairness")
-    generate(1500, 21, work / "gen", uniform_deal=True, workers=1)
+    generate(6000, 21, work / "gen", uniform_deal=True, workers=1)
     ingest([work / "gen" / "pokerstars"], work / "dataset")
+    run_audit(work / "dataset", rake_schedule="generated")
     return work / "dataset"
+
+
+def test_all_in_luck_is_calibrated_on_a_fair_deal(dataset: Path) -> None:
+    """Each spot's (actual - expected) / sqrt(variance) has mean 0 and variance 1 over the
+    spots of a fair archive, and players' z-scores spread like N(0, 1)."""
+    import polars as pl
+
+    from pipeline.dataset import read_table
+    from pipeline.fairness import fairness_report
+
+    equity = pl.from_arrow(read_table(dataset, "allin_equity"))
+    assert isinstance(equity, pl.DataFrame)
+    spots = (
+        equity.group_by("hand_id", "player")
+        .agg(
+            luck=pl.col("actual_amount").sum() - pl.col("expected_amount").sum(),
+            variance=pl.col("spot_variance").first(),
+        )
+        .filter(pl.col("variance") > 0)
+    )
+    residuals = (spots["luck"] / spots["variance"].sqrt()).to_numpy()
+    count = len(residuals)
+    assert count > 1000
+    assert abs(residuals.mean()) < 4 / math.sqrt(count)
+    assert abs(residuals.var() - 1) < 0.12
+    players = fairness_report(dataset).players
+    assert players is not None
+    scores = players.filter(pl.col("spots") >= 5)["z"].drop_nulls().to_numpy()
+    assert len(scores) > 50
+    assert 0.75 < scores.std(ddof=1) < 1.25
 
 
 def test_fairness_command_reports_every_family(dataset: Path) -> None:
@@ -135,6 +168,9 @@ def test_fairness_command_reports_every_family(dataset: Path) -> None:
         assert test["p_adjusted"] >= test["p_value"]
         assert test["flagged"] == (test["p_adjusted"] <= 0.01)
     hero_cards = next(test for test in document["tests"] if test["name"] == "hero_cards")
-    assert hero_cards["cards"] == 1500 * 4  # every hand dealt to the hero, folded or not
+    assert hero_cards["cards"] == 6000 * 4  # every hand dealt to the hero, folded or not
+    # z is null only where a player's all-in payouts could not vary (every run-out pays alike)
+    scored = [player for player in document["players"] if player["z"] is not None]
+    assert len(scored) > 0.9 * len(document["players"]) > 0
     table = CliRunner().invoke(app, ["fairness", str(dataset), "--site", "nowhere"])
     assert table.exit_code == 0 and "deal tests: 0" in table.stdout
