@@ -6,6 +6,9 @@
 -- net_won_adjusted replaces, in every all-in hand, what the rules paid the
 -- player from each pot by its expected amount over all run-outs:
 --   net_won_adjusted = net_won - actual_amount + expected_amount.
+-- allin_luck_z = allin_luck / sqrt(sum of spot_variance): the variance over
+-- the run-outs of the player's total payout from each spot (docs/fairness.md);
+-- close to standard normal for a fair deal after a few dozen spots.
 -- Expectations are float64 (money columns of the facts stay integers); the
 -- money here is in the row's currency (minor units / money_scale).
 with
@@ -19,7 +22,8 @@ spots as (
         min(street) as street,
         sum(expected_amount) as expected_minor,
         sum(actual_amount) as actual_minor,
-        sum(pot_amount) as contested_minor
+        sum(pot_amount) as contested_minor,
+        any_value(spot_variance) as variance_minor
     from allin_equity
     group by site, hand_id, player
 
@@ -37,6 +41,7 @@ hand_players as (
         spots.hand_id is not null as is_allin,
         coalesce(spots.expected_minor, 0) as expected_minor,
         coalesce(spots.actual_minor, 0) as actual_minor,
+        spots.variance_minor,
         spots.expected_minor / nullif(spots.contested_minor, 0) as allin_equity
     from fct_hand_players as facts
     left join spots
@@ -59,6 +64,7 @@ counted as (
         cast(sum(net_won) as bigint) as net_won_minor,
         sum(net_won - actual_minor + expected_minor) as net_won_adjusted_minor,
         sum(actual_minor - expected_minor) as allin_luck_minor,
+        sum(variance_minor) as allin_variance_minor,
         cast(sum(actual_minor) as bigint) as allin_actual_minor,
         sum(expected_minor) as allin_expected_minor,
         avg(allin_equity) as allin_average_equity,
@@ -82,6 +88,7 @@ final as (
         net_won_minor / money_scale as net_won,
         net_won_adjusted_minor / money_scale as net_won_adjusted,
         allin_luck_minor / money_scale as allin_luck,
+        allin_luck_minor / nullif(sqrt(allin_variance_minor), 0) as allin_luck_z,
         100 * net_won_big_blinds / hands as bb_per_100,
         100 * net_won_adjusted_big_blinds / hands as ev_bb_per_100,
         net_won_minor,
