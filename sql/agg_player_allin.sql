@@ -88,7 +88,8 @@ final as (
         net_won_minor / money_scale as net_won,
         net_won_adjusted_minor / money_scale as net_won_adjusted,
         allin_luck_minor / money_scale as allin_luck,
-        allin_luck_minor / nullif(sqrt(allin_variance_minor), 0) as allin_luck_z,
+        allin_luck_minor / nullif(sqrt(allin_variance_minor), 0)
+            as allin_luck_z,
         100 * net_won_big_blinds / hands as bb_per_100,
         100 * net_won_adjusted_big_blinds / hands as ev_bb_per_100,
         net_won_minor,
