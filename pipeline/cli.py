@@ -71,6 +71,13 @@ AliasesOption = Annotated[
         show_default=False,
     ),
 ]
+Since = Annotated[
+    str | None, typer.Option("--since", help="First day, YYYY-MM-DD (UTC, included).")
+]
+Until = Annotated[
+    str | None, typer.Option("--until", help="Last day, YYYY-MM-DD (UTC, included).")
+]
+Site = Annotated[str | None, typer.Option("--site", help="Only this site.")]
 BlockMegabytes = Annotated[
     int | None,
     typer.Option("--block-mb", min=1, hidden=True, help="Bytes parsed at a time, in MiB."),
@@ -526,7 +533,7 @@ def stats(
             "--player", "-p", help="Only this player (repeat for several).", show_default=False
         ),
     ] = None,
-    site: Annotated[str | None, typer.Option("--site", help="Only this site.")] = None,
+    site: Site = None,
     game: Annotated[
         str | None,
         typer.Option("--game", help="Only this game: O8, O8-5card, O8-6card or Courchevel-HL."),
@@ -538,12 +545,8 @@ def stats(
         str | None,
         typer.Option("--stakes", help="Only these stakes, e.g. 0.01/0.02 (blinds; FL: bets)."),
     ] = None,
-    since: Annotated[
-        str | None, typer.Option("--since", help="First day, YYYY-MM-DD (UTC, included).")
-    ] = None,
-    until: Annotated[
-        str | None, typer.Option("--until", help="Last day, YYYY-MM-DD (UTC, included).")
-    ] = None,
+    since: Since = None,
+    until: Until = None,
     by: Annotated[
         str | None,
         typer.Option("--by", help="Also group by: position, stakes, month, site or game."),
@@ -603,18 +606,16 @@ def fairness(
     dataset: Annotated[Path, typer.Argument(help="The dataset folder.", show_default=False)],
     player: Annotated[
         list[str] | None,
-        typer.Option("--player", "-p", help="Only hands of this hero or player (repeat).", show_default=False),
+        typer.Option(
+            "--player", "-p", help="Only hands of this hero or player (repeat).", show_default=False
+        ),
     ] = None,
-    site: Annotated[str | None, typer.Option("--site", help="Only this site.")] = None,
+    site: Site = None,
     stakes: Annotated[
         str | None, typer.Option("--stakes", help="Only these blinds, e.g. 0.05/0.10.")
     ] = None,
-    since: Annotated[
-        str | None, typer.Option("--since", help="First day, YYYY-MM-DD (UTC, included).")
-    ] = None,
-    until: Annotated[
-        str | None, typer.Option("--until", help="Last day, YYYY-MM-DD (UTC, included).")
-    ] = None,
+    since: Since = None,
+    until: Until = None,
     alpha: Annotated[
         float, typer.Option("--alpha", help="Flag a test whose adjusted p-value is at most this.")
     ] = 0.01,
@@ -836,12 +837,8 @@ def report(
             show_default=False,
         ),
     ] = None,
-    since: Annotated[
-        str | None, typer.Option("--since", help="First day, YYYY-MM-DD (UTC, included).")
-    ] = None,
-    until: Annotated[
-        str | None, typer.Option("--until", help="Last day, YYYY-MM-DD (UTC, included).")
-    ] = None,
+    since: Since = None,
+    until: Until = None,
     top: Annotated[
         int, typer.Option("--top", min=1, help="Players shown when no --player is given.")
     ] = 5,
