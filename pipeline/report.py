@@ -49,6 +49,7 @@ import polars as pl
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from pipeline.fairness import FairnessReport
 from pipeline.identity import Aliases, alias_lists, load_aliases
 from pipeline.statistics import LABELS, MONEY, PLAIN_NUMBERS
 
@@ -338,6 +339,7 @@ class ReportData:
     missing_players: list[str]
     stats_note: str | None
     notes: list[str] = field(default_factory=list)
+    fairness: FairnessReport | None = None  # the deal tests and all-in luck (docs/fairness.md)
 
 
 @dataclass(frozen=True)
@@ -459,6 +461,9 @@ def build_report(
 
     audit = _audit_section(root, hands, max_findings)
     sections = _player_sections(root, frame, chosen, audit is not None, stats, max_points)
+    from pipeline.fairness import fairness_report
+
+    fairness = fairness_report(root, since=first, until=last)
     return ReportData(
         dataset=str(root),
         generated_at=dt.datetime.now(dt.UTC).replace(microsecond=0),
@@ -475,6 +480,7 @@ def build_report(
         players=sections,
         missing_players=missing,
         stats_note=stats_note,
+        fairness=fairness,
     )
 
 
@@ -1529,6 +1535,17 @@ class PlayersView:
     stats_note: str | None
 
 
+@dataclass
+class FairnessView:
+    summary: str
+    tests: Table
+    chart: Markup | None  # the hero's ranks and suits against their fair ranges
+    chart_caption: str
+    luck: Table | None
+    luck_chart: Markup | None  # players' z-scores against the standard normal
+    luck_note: str
+
+
 @lru_cache(maxsize=1)
 def _templates() -> Environment:
     """The page's templates (``pipeline/report_assets/*.html.j2``); every value they insert is
@@ -1593,7 +1610,12 @@ def render_report(data: ReportData) -> str:
         )
     if data.requested_players:
         filters.append(f"players asked for: {', '.join(data.requested_players)}")
-    links = [("Overview", "#overview"), ("Audit", "#audit"), ("Players", "#players")]
+    links = [
+        ("Overview", "#overview"),
+        ("Audit", "#audit"),
+        ("Deal fairness", "#fairness"),
+        ("Players", "#players"),
+    ]
     links += [
         (section.player.label, f"#player-{index}") for index, section in enumerate(data.players, 1)
     ]
@@ -1607,6 +1629,7 @@ def render_report(data: ReportData) -> str:
         overview=_overview_view(data),
         audit=_audit_view(data),
         players=_players_view(data),
+        fairness=_fairness_view(data.fairness),
         footer="hilo · money in each currency's units, exact; charts sampled to at most "
         f"{MAX_CURVE_POINTS:,} points per line",
     )
@@ -1879,6 +1902,120 @@ def _stat_rows(stats: dict[str, Any], currency: str, scale: int) -> list[list[Ce
             cell = Cell(str(value))
         rows.append([Cell(label, data={"stat": column}), cell])
     return rows
+
+
+# The share of a fair deal's counts the intervals of the fairness chart hold (2.576 standard
+# deviations: 99%).
+FAIR_RANGE_SIGMAS = 2.576
+LUCK_PLAYERS_SHOWN = 15
+LUCK_CHART_SPOTS = 10  # fewer spots: a z-score of a few values, far from normal
+
+
+def _fairness_view(report: FairnessReport | None) -> FairnessView | None:
+    """The deal tests as a table and a chart of the largest family's hero ranks and suits; the
+    players' all-in luck as a table and their z-scores against the normal curve."""
+    from pipeline.report_charts import Interval, interval_chart, normal_histogram
+
+    if report is None or not report.tests:
+        return None
+    flagged = sum(test.flagged for test in report.tests)
+    families = {(test.site, test.period, test.game) for test in report.tests}
+    summary = (
+        f"{len(report.tests)} tests in {len(families)} "
+        f"{'family' if len(families) == 1 else 'families'} (site, year, game); "
+        f"{flagged} flagged at α = {report.alpha:g} after Holm's adjustment within each family."
+    )
+    tests = Table(
+        [
+            Column("Site"), Column("Year"), Column("Game"), Column("Test"),
+            Column("Observations", True), Column("p", True), Column("Adjusted p", True),
+            Column("Flagged"),
+        ],  # fmt: skip
+        [
+            [
+                Cell(test.site), Cell(test.period), Cell(test.game), Cell(test.test.name),
+                _count_cell(test.test.observations), _number_cell(f"{test.test.p_value:.4f}"),
+                _number_cell(f"{test.p_adjusted:.4f}"), Cell("yes" if test.flagged else ""),
+            ]  # fmt: skip
+            for test in report.tests
+        ],
+        attributes={"id": "deal-tests"},
+    )
+    by_name = {}
+    for test in report.tests:
+        if test.test.name in ("hero_ranks", "hero_suits"):
+            key = (test.site, test.period, test.game)
+            by_name.setdefault(key, {})[test.test.name] = test.test
+    chart, caption = None, ""
+    if by_name:
+        key, chosen = max(by_name.items(), key=lambda item: sum(t.observations for t in item[1].values()))
+        rows = []
+        for name in ("hero_ranks", "hero_suits"):
+            test = chosen.get(name)
+            if test is None:
+                continue
+            rows += [
+                Interval(
+                    label,
+                    (observed - expected) / spread,
+                    0.0,
+                    -FAIR_RANGE_SIGMAS,
+                    FAIR_RANGE_SIGMAS,
+                )
+                for label, observed, expected, spread in test.cells
+                if spread > 0
+            ]
+        chart = Markup(  # report_charts escapes every text and attribute it draws
+            interval_chart(
+                rows,
+                x_label="cards dealt less a fair deal's, in standard deviations",
+                label="the hero's ranks and suits against a fair deal",
+                width=6.4,
+                left=0.9,
+            )
+        )
+        caption = (
+            f"The hero's hole cards at {key[0]} in {key[1]} ({key[2]}), by rank and suit: the "
+            "dot is how far the count dealt is from a fair deal's, in standard deviations; the "
+            "band is where a fair deal lands 99% of the time (one category at a time)."
+        )
+    players = report.players if report.players is not None else pl.DataFrame()
+    luck, luck_chart = None, None
+    luck_note = "No all-in spots: run hilo audit DATASET first (it computes them)."
+    if players.height:
+        shown = players.head(LUCK_PLAYERS_SHOWN)
+        luck = Table(
+            [Column("Player"), Column("Site"), Column("Currency"), Column("All-in spots", True),
+             Column("Luck", True), Column("z", True), Column("p", True)],  # fmt: skip
+            [
+                [
+                    Cell(row["player"]), Cell(row["site"]), Cell(row["currency"]),
+                    _count_cell(row["spots"]), _number_cell(_number(row["luck"])),
+                    _number_cell("–" if row["z"] is None else f"{row['z']:+.2f}"),
+                    _number_cell("–" if row["p_value"] is None else f"{row['p_value']:.3f}"),
+                ]  # fmt: skip
+                for row in shown.iter_rows(named=True)
+            ],
+            attributes={"id": "luck"},
+        )
+        scores = players.filter(pl.col("spots") >= LUCK_CHART_SPOTS)["z"].drop_nulls().to_list()
+        if scores:
+            luck_chart = Markup(  # report_charts escapes every text and attribute it draws
+                normal_histogram(
+                    scores,
+                    x_label=f"all-in luck z of the {len(scores)} players with "
+                    f"{LUCK_CHART_SPOTS}+ spots (line: a fair deal's normal curve)",
+                    label="players' all-in luck against the normal curve",
+                    width=6.4,
+                )
+            )
+        luck_note = (
+            f"{players.height} players with all-in spots, the {len(shown)} with the most shown. "
+            "Luck is what the all-in pots paid less what they were expected to pay over every "
+            "run-out; z divides it by its standard deviation, about standard normal for a fair "
+            "deal after a few dozen spots."
+        )
+    return FairnessView(summary, tests, chart, caption, luck, luck_chart, luck_note)
 
 
 def _players_view(data: ReportData) -> PlayersView:

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import polars as pl
 
+from pipeline.fairness import FairnessReport, FamilyTest
+from pipeline.fairness.deals import DealTest
 from pipeline.report import (
     CurrencyBlock,
     HandText,
@@ -227,6 +229,34 @@ def synthetic_report(mark: Callable[[str], str] = _same) -> ReportData:
         allin=_allin_summary(rows),
     )
     player = Player(mark("Hero"), (sites[0],), (f"{sites[0]}:{mark('Hero')}",))
+    ranks = DealTest(
+        "hero_ranks", 4000, 9.5, 12, 0.66,
+        tuple((rank, 310.0 + index, 307.7, 16.9) for index, rank in enumerate("23456789TJQKA")),
+    )  # fmt: skip
+    suits = DealTest(
+        "hero_suits", 4000, 14.2, 3, 0.0026,
+        (("clubs", 1060.0, 1000.0, 27.9), ("diamonds", 980.0, 1000.0, 27.9),
+         ("hearts", 920.0, 1000.0, 27.9), ("spades", 1040.0, 1000.0, 27.9)),
+    )  # fmt: skip
+    fairness = FairnessReport(
+        alpha=0.01,
+        tests=[
+            FamilyTest(sites[0], "2024", "O8", ranks, 1.0, False),
+            FamilyTest(sites[0], "2024", "O8", suits, 0.0052, True),
+        ],
+        players=pl.DataFrame(
+            {
+                "site": [sites[0], sites[1]],
+                "player": [mark("Hero"), mark("Villain")],
+                "currency": [currency, currency],
+                "spots": [40, 12],
+                "luck": [-12.5, 3.25],
+                "luck_minor": [-1250.0, 325.0],
+                "z": [-1.2, 0.4],
+                "p_value": [0.2301, 0.6892],
+            }
+        ),
+    )
     return ReportData(
         dataset=mark("/data/hilo-out/dataset"),
         generated_at=dt.datetime(2024, 5, 1, 12, 30, tzinfo=utc),
@@ -243,6 +273,7 @@ def synthetic_report(mark: Callable[[str], str] = _same) -> ReportData:
         players=[PlayerSection(player, hands, [block])],
         missing_players=[mark("Nobody")],
         stats_note=None,
+        fairness=fairness,
     )
 
 
@@ -323,6 +354,7 @@ def test_every_text_from_the_data_is_shown_literally() -> None:
         *data.missing_players,
         data.players[0].player.label,
         data.players[0].blocks[0].currency,
+        *data.fairness.players["player"].to_list(),
     ]
     for value in marked:
         assert HOSTILE in value and value in text, value

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +35,9 @@ RANKS = 13
 SUITS = 4
 LOW_RANKS = (12, 0, 1, 2, 3, 4, 5, 6)  # Ace, Two .. Eight (rank = code // 4)
 MINIMUM_EXPECTED = 5.0
+RANK_LABELS = tuple("23456789TJQKA")
+SUIT_LABELS = ("clubs", "diamonds", "hearts", "spades")
+CARD_LABELS = tuple(rank + suit for rank in RANK_LABELS for suit in "cdhs")
 
 CardMatrix = npt.NDArray[np.int64]  # (hands, cards) of codes rank * 4 + suit
 
@@ -47,6 +51,9 @@ class DealTest:
     statistic: float
     degrees: int
     p_value: float
+    # Per category (after pooling): its label, the count observed, the count expected and the
+    # count's standard deviation under a fair deal (what the report draws).
+    cells: tuple[tuple[str, float, float, float], ...] = ()
 
 
 def _compositions(total: int, parts: int, most: int) -> list[tuple[int, ...]]:
@@ -133,11 +140,20 @@ def _categorical(
         return None
     statistic = sum((o - e) ** 2 / e for o, e in zip(observed_counts, expected, strict=True))
     degrees = len(expected) - 1
-    return DealTest(name, total, statistic, degrees, chi_square_survival(statistic, degrees))
+    labels = ["-".join(map(str, key)) for key in common] + (["other"] if len(expected) > len(common) else [])
+    cells = tuple(
+        (label, o, e, math.sqrt(e * (1 - e / total)))
+        for label, o, e in zip(labels, observed_counts, expected, strict=True)
+    )
+    return DealTest(name, total, statistic, degrees, chi_square_survival(statistic, degrees), cells)
 
 
 def _card_counts(
-    name: str, values: npt.NDArray[np.int64], categories: int, per_draw: int
+    name: str,
+    values: npt.NDArray[np.int64],
+    categories: int,
+    per_draw: int,
+    labels: Sequence[str],
 ) -> DealTest | None:
     """Chi-square of category counts of cards drawn ``per_draw`` at a time without
     replacement (each category holds DECK / categories cards), with the finite-population
@@ -148,10 +164,14 @@ def _card_counts(
     expected = values.size / categories
     if expected < MINIMUM_EXPECTED:
         return None
-    statistic = float(((counts - expected) ** 2).sum() / expected)
-    statistic /= (DECK - per_draw) / (DECK - 1)
+    factor = (DECK - per_draw) / (DECK - 1)
+    statistic = float(((counts - expected) ** 2).sum() / expected) / factor
     degrees = categories - 1
-    return DealTest(name, int(values.size), statistic, degrees, chi_square_survival(statistic, degrees))
+    spread = math.sqrt(expected * (1 - 1 / categories) * factor)
+    cells = tuple((label, float(count), expected, spread) for label, count in zip(labels, counts, strict=True))
+    return DealTest(
+        name, int(values.size), statistic, degrees, chi_square_survival(statistic, degrees), cells
+    )
 
 
 @functools.cache
@@ -179,9 +199,9 @@ def deal_tests(
         cards = hero_holes.shape[1]
         probabilities = pattern_probabilities(cards)
         tests += [
-            _card_counts("hero_cards", hero_holes, DECK, cards),
-            _card_counts("hero_ranks", hero_holes // SUITS, RANKS, cards),
-            _card_counts("hero_suits", hero_holes % SUITS, SUITS, cards),
+            _card_counts("hero_cards", hero_holes, DECK, cards, CARD_LABELS),
+            _card_counts("hero_ranks", hero_holes // SUITS, RANKS, cards, RANK_LABELS),
+            _card_counts("hero_suits", hero_holes % SUITS, SUITS, cards, SUIT_LABELS),
             _categorical("hero_rank_pattern", _patterns(hero_holes // SUITS, RANKS), probabilities["ranks"]),
             _categorical("hero_suit_pattern", _patterns(hero_holes % SUITS, SUITS), probabilities["suits"]),
         ]
@@ -201,10 +221,10 @@ def deal_tests(
     turns = np.array([board[3] for board in boards if len(board) >= 4], dtype=np.int64)
     rivers = np.array([board[4] for board in boards if len(board) >= 5], dtype=np.int64)
     tests += [
-        _card_counts("flop_suits", flops % SUITS, SUITS, 3),
+        _card_counts("flop_suits", flops % SUITS, SUITS, 3, SUIT_LABELS),
         _categorical("flop_suit_pattern", _patterns(flops % SUITS, SUITS), _flop_patterns()),
-        _card_counts("turn_suits", turns.reshape(-1, 1) % SUITS, SUITS, 1),
-        _card_counts("river_suits", rivers.reshape(-1, 1) % SUITS, SUITS, 1),
+        _card_counts("turn_suits", turns.reshape(-1, 1) % SUITS, SUITS, 1, SUIT_LABELS),
+        _card_counts("river_suits", rivers.reshape(-1, 1) % SUITS, SUITS, 1, SUIT_LABELS),
     ]
     return [test for test in tests if test is not None]
 
