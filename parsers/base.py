@@ -9,11 +9,13 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from parsers.games import OMAHA_HI_LO
 from pipeline.schema import HAND_TABLES, REJECTS
 
 __all__ = ["GAME_CODE", "ParseResult", "SiteParser", "table_from_frame"]
 
-GAME_CODE = "O8"
+# The game of a hand whose site reads no other: Omaha Hi/Lo (`parsers.games`).
+GAME_CODE = OMAHA_HI_LO.code
 
 
 @dataclass
@@ -61,8 +63,14 @@ def table_from_frame(frame: pl.DataFrame, table: str) -> pa.Table:
     """Cast a polars frame to the canonical Arrow schema of ``table`` (columns in order)."""
     schema = HAND_TABLES[table] if table in HAND_TABLES else REJECTS
     if table == "hands":
-        # Only Omaha Hi/Lo hands are kept (other games are counted as skipped), so every row
-        # is the one game, named as docs/architecture.md names it whatever the site printed.
-        frame = frame.with_columns(game=pl.lit(GAME_CODE))
+        # ``game`` is the code of the hand's game (`parsers.games`), whatever the site printed:
+        # a site that reads more than one game gives it as ``game_code`` (its header's name,
+        # read by `parsers.games.game_codes`); a hand without one is Omaha Hi/Lo.
+        code = (
+            pl.col("game_code").fill_null(GAME_CODE)
+            if "game_code" in frame.columns
+            else pl.lit(GAME_CODE)
+        )
+        frame = frame.with_columns(game=code)
     arrow = frame.select(schema.names).to_arrow()
     return arrow.cast(schema)

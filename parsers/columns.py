@@ -222,28 +222,32 @@ def holds_a_null(cards: pl.Expr) -> pl.Expr:
 
 
 # Game names of other games, read from a header no site pattern matched: such a hand is
-# counted as skipped (another game), not quarantined. Omaha Hi/Lo variants with more cards come
-# first, as they contain the name of the game hilo reads.
+# counted as skipped (another game), not quarantined. Omaha variants with more cards come
+# first, as they contain the name of Omaha.
 _OTHER_GAME = (
-    r"(?i)(5[ -]Card Omaha|Five Card Omaha|6[ -]Card Omaha|Courchevel|Big O\b|Hold'?em|Razz"
-    r"|Stud|Badugi|Triple Draw|Single Draw|5 Card Draw|Five Card Draw|2-7|Lowball|Deuce"
-    r"|Omaha(?:\s+(?:Hi|High))?(?:\s+(?:Pot Limit|No Limit|Limit|Fixed Limit|\(|PL|NL|FL|$)))"
+    r"(?i)(5[ -]?Card Omaha|Five Card Omaha|6[ -]?Card Omaha|Six Card Omaha|Courchevel|Big O\b"
+    r"|Hold'?em|Razz|Stud|Badugi|Triple Draw|Single Draw|5 Card Draw|Five Card Draw|2-7|Lowball"
+    r"|Deuce|Omaha(?:\s+(?:Hi|High))?(?:\s+(?:Pot Limit|No Limit|Limit|Fixed Limit|\(|PL|NL|FL|$)))"
 )
-_OMAHA_HI_LO = r"(?i)Omaha\s*(?:Hi[/ -]?Lo|H/L|8|Hi/Lo|Hi-Lo|Eight)"
+# The Hi/Lo games hilo reads (`parsers.games`), in any number of cards: Omaha Hi/Lo, 5- and
+# 6-card Omaha Hi/Lo, Courchevel Hi/Lo, Big O (five-card Omaha Hi/Lo by name).
+_HI_LO = r"(?i)(?:Omaha|Courchevel)\s*(?:Hi[/ -]?Lo|H/L|8|Hi/Lo|Hi-Lo|Eight)|Big O\b"
 
 
 def other_game_name(header: pl.Expr) -> pl.Expr:
-    """The name of another game in a header line, or null (no game named, or Omaha Hi/Lo).
+    """The name of another game in a header line, or null (no game named, or one of the Hi/Lo
+    games hilo reads: a header naming one that its site's pattern did not read is damaged).
 
     >>> frame = pl.DataFrame({"line": ["Game #1: Hold'em No Limit (huh?)",
-    ...     "Game #2: Omaha Hi/Lo ??", "#3 5 Card Omaha Hi/Lo", "Game #4: Omaha Pot Limit"]})
+    ...     "Game #2: Omaha Hi/Lo ??", "#3 5 Card Omaha Hi/Lo", "Game #4: Omaha Pot Limit",
+    ...     "#5 5 Card Omaha Pot Limit", "#6 Courchevel Hi/Lo", "#7 Courchevel Pot Limit",
+    ...     "#8: Pot Limit Big O - 1/2"]})
     >>> frame.select(other_game_name(pl.col("line")))["line"].to_list()
-    ["Hold'em", None, '5 Card Omaha', 'Omaha Pot Limit']
+    ["Hold'em", None, None, 'Omaha Pot Limit', '5 Card Omaha', None, 'Courchevel', None]
     """
     other = header.str.extract(_OTHER_GAME, 1)
-    is_variant = other.str.contains(r"(?i)card|courchevel|big o")
     return (
-        pl.when(is_variant | ~header.str.contains(_OMAHA_HI_LO))
+        pl.when(~header.str.contains(_HI_LO))
         .then(other.str.strip_chars())
         .otherwise(pl.lit(None, dtype=pl.String))
     )

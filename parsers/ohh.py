@@ -81,7 +81,7 @@ import pyarrow as pa
 
 from parsers.base import ParseResult
 from parsers.columns import CARD_CODES, MAX_MINOR_UNITS
-from parsers.engine.hole_cards import DAMAGED, sighting_kind
+from parsers.engine.hole_cards import DAMAGED, HOLE_CARDS, sighting_kind
 from parsers.engine.structured import (
     HandProblem,
     HandRecord,
@@ -672,7 +672,8 @@ class _Reader:
                 raise HandProblem(f"{where}.cards: cards on a {name}")
             # The hole-card rules decide (a show of one to three cards is a partial show); the
             # reject names the field.
-            if cards and sighting_kind(len(cards), True, name == "Dealt Cards") == DAMAGED:
+            dealt = name == "Dealt Cards"
+            if cards and sighting_kind(len(cards), True, dealt, HOLE_CARDS) == DAMAGED:
                 if len(cards) in (5, 6) and name in ("Dealt Cards", "Shows Cards"):
                     raise SkippedGame(f"{O8_GAME} ({len(cards)} hole cards)")
                 raise HandProblem(f"{where}.cards: {len(cards)} hole cards, not 4")

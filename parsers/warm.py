@@ -41,7 +41,7 @@ def warm() -> None:
         positions.position_codes(hand, spans, out, button)
     valid = np.ones(1, dtype=np.bool_)
     hole_cards.card_set_keys(spans, spans, valid, valid)
-    hole_cards.sighting_kinds(spans, valid, valid, valid)
+    hole_cards.sighting_kinds(spans, valid, valid, valid, spans)
     compiled_reader.split_descriptions(data, spans, spans)
     compiled_header.header_spans(data, offsets, spans)
     compiled_header.table_spans(data, offsets, spans)

@@ -79,10 +79,13 @@ def batch_files(
 class HandTables:
     """What a site parser decoded from one block, keyed by the block-local ``hand`` number.
 
-    ``headers`` has one row per hand start (``hand``, ``hand_id``, ``is_o8``, ``game``);
-    ``hands`` one row per Omaha Hi/Lo hand with the canonical hand columns; the other frames
-    are the canonical tables with ``hand`` instead of ``hand_id``. ``reasons`` are the site's
-    own quarantine verdicts (``hand``, ``reason``), checked before the shared ones.
+    ``headers`` has one row per hand start (``hand``, ``hand_id``, ``is_o8``: the hand is of
+    a game hilo reads, ``game``: the name printed, counted where the hand is skipped); ``hands``
+    one row per such hand with the canonical hand columns, the game's code as ``game_code``
+    where the site reads more than one game (`parsers.base.table_from_frame`: else Omaha
+    Hi/Lo); the other frames are the canonical tables with ``hand`` instead of ``hand_id``.
+    ``reasons`` are the site's own quarantine verdicts (``hand``, ``reason``), checked before
+    the shared ones.
     """
 
     site: str

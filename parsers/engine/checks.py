@@ -56,13 +56,19 @@ def seat_problems(seats: pl.DataFrame) -> pl.DataFrame:
     """Hands whose seat lines cannot stand (too many, unreadable, a seat or a name twice), then
     hands whose hole cards break the rules of `parsers.engine.hole_cards`."""
     card_checks = hole_card_checks()
+    if "game_hole_cards" not in seats.columns:
+        seats = seats.with_columns(game_hole_cards=pl.lit(None, dtype=pl.Int8))
     per_hand = seats.group_by("hand").agg(
         seats=pl.len(),
         bad=(pl.col("seat").is_null() | pl.col("player").is_null()).sum(),
         bad_stack=pl.col("stack_start").is_null().sum(),
         distinct_seats=pl.col("seat").n_unique(),
         distinct_players=pl.col("player").n_unique(),
-        **{f"cards_{index}": condition.any() for index, (condition, _) in enumerate(card_checks)},
+        # The reason of the first seat failing each hole-card check (null: none fails).
+        **{
+            f"cards_{index}": reason.filter(condition).first()
+            for index, (condition, reason) in enumerate(card_checks)
+        },
     )
     reason = first_problem(
         (pl.col("seats") > MAX_SEATS, f"more than {MAX_SEATS} seat lines"),
@@ -70,7 +76,10 @@ def seat_problems(seats: pl.DataFrame) -> pl.DataFrame:
         (pl.col("bad_stack") > 0, "unreadable stack"),
         (pl.col("distinct_seats") != pl.col("seats"), "duplicate seat number"),
         (pl.col("distinct_players") != pl.col("seats"), "duplicate player name"),
-        *[(pl.col(f"cards_{index}"), reason) for index, (_, reason) in enumerate(card_checks)],
+        *[
+            (pl.col(f"cards_{index}").is_not_null(), pl.col(f"cards_{index}"))
+            for index in range(len(card_checks))
+        ],
     )
     return per_hand.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
 

@@ -3,25 +3,29 @@
 A sighting is a place a site prints a player's hole cards: the deal to the player who recorded
 the hand, a show at showdown, a hand mucked face up in the summary. A site module only reads its
 lines (or elements) into sightings and says which are deals; what they make of a seat is decided
-here, the same for every site:
+here, the same for every site. How many cards a player holds is the hand's game's
+(`parsers.games`: four in Omaha Hi/Lo, five in Big O and Courchevel, six in 6-card Omaha
+Hi/Lo); a site that reads more than one game passes each hand's game (``hands.game`` code),
+and a hand without one is Omaha Hi/Lo.
 
-- Four readable cards (`FULL`), dealt or shown, are the player's hole cards.
-- A show of one to three cards, every one readable (`PARTIAL`: an all-in player's
-  ``shows [Qs]``, PokerStars' summary ``mucked [Qs]``), is part of a hand: the seat's hole cards
-  stay unknown, so the audit calls the pot unevaluable instead of guessing the rest. The site
-  keeps the shown cards in its showdowns, where each must be dealt nowhere else
+- The game's count of readable cards (`FULL`), dealt or shown, are the player's hole cards.
+- A show of one card up to one fewer than the game deals, every one readable (`PARTIAL`: an
+  all-in player's ``shows [Qs]``, PokerStars' summary ``mucked [Qs]``), is part of a hand: the
+  seat's hole cards stay unknown, so the audit calls the pot unevaluable instead of guessing the
+  rest. The site keeps the shown cards in its showdowns, where each must be dealt nowhere else
   (`partly_shown_duplicates`).
-- Any other sighting (a deal of fewer than four cards, no card, more than four, a card that
-  cannot be read) is `DAMAGED`: its hand is quarantined (`NOT_FOUR_READABLE_CARDS`).
+- Any other sighting (a deal of fewer cards than the game deals, no card, more than it deals, a
+  card that cannot be read) is `DAMAGED`: its hand is quarantined (`NOT_THE_GAMES_CARDS`, which
+  names the count).
 - All the sightings of a player hold the same cards, a partial show some of them. Sites print
   shown cards in another order than dealt, so sightings compare as sets; two sets quarantine
   the hand (`SHOWN_DIFFERENT_CARDS`). The seat keeps the first sighting's order: the dealt
   order.
 
 `attach_hole_cards` applies the rules to a frame of sightings, for every parser. The compiled
-PokerStars reader calls the same scalar rules (`sighting_kind`, `card_set_key`) on each sighting
-it reads, and leaves a hand to the block parser whenever one is not `FULL` or holds other cards
-than an earlier one.
+PokerStars reader reads Omaha Hi/Lo hands only; it calls the same scalar rules (`sighting_kind`
+with four cards, `card_set_key`) on each sighting it reads, and leaves a hand to the block parser
+whenever one is not `FULL` or holds other cards than an earlier one.
 """
 
 from __future__ import annotations
@@ -32,44 +36,59 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from parsers.games import OMAHA_HI_LO, hole_card_count
+
 __all__ = [
     "DAMAGED",
     "FULL",
     "HOLE_CARDS",
     "KEYED_CARDS",
-    "NOT_FOUR_READABLE_CARDS",
+    "NOT_THE_GAMES_CARDS",
     "PARTIAL",
     "SHOWN_DIFFERENT_CARDS",
     "attach_hole_cards",
     "card_set_columns",
     "card_set_key",
     "card_set_keys",
+    "games_hole_cards",
     "hole_card_checks",
     "is_partial_show",
+    "not_the_games_cards",
     "partly_shown_duplicates",
     "sighting_kind",
     "sighting_kinds",
 ]
 
-# Omaha deals four hole cards; a hand of another variant is skipped before it gets here.
-HOLE_CARDS = 4
+# Omaha Hi/Lo's four: the hole cards of a hand whose game is not given.
+HOLE_CARDS = OMAHA_HI_LO.hole_cards
 # What a sighting is (`sighting_kind`).
 FULL, PARTIAL, DAMAGED = 0, 1, 2
 
-NOT_FOUR_READABLE_CARDS = "hole cards are not four readable cards"
+# The reason of a damaged sighting, with the count the hand's game deals (`not_the_games_cards`).
+NOT_THE_GAMES_CARDS = "hole cards are not the game's {} readable cards"
 SHOWN_DIFFERENT_CARDS = "a player is shown different hole cards"
 
 # Cards a set key holds: one byte each, the count in the top byte.
 KEYED_CARDS = 7
 
 
+def not_the_games_cards(hole_cards: int) -> str:
+    """The reject reason of a damaged sighting in a game dealing ``hole_cards`` cards.
+
+    >>> not_the_games_cards(5)
+    "hole cards are not the game's 5 readable cards"
+    """
+    return NOT_THE_GAMES_CARDS.format(hole_cards)
+
+
 @numba.njit(cache=True)
-def sighting_kind(cards: int, readable: bool, dealt: bool) -> int:
+def sighting_kind(cards: int, readable: bool, dealt: bool, hole_cards: int) -> int:
     """`FULL`, `PARTIAL` or `DAMAGED`: a sighting of ``cards`` cards, ``readable`` when every
-    one of them is, ``dealt`` for the deal (which is all of a hand), else a show."""
-    if readable and cards == HOLE_CARDS:
+    one of them is, ``dealt`` for the deal (which is all of a hand), else a show, in a game
+    dealing ``hole_cards``."""
+    if readable and cards == hole_cards:
         return FULL
-    if readable and not dealt and 0 < cards < HOLE_CARDS:
+    if readable and not dealt and 0 < cards < hole_cards:
         return PARTIAL
     return DAMAGED
 
@@ -120,20 +139,25 @@ def card_set_keys(
 
 @numba.njit(cache=True)
 def sighting_kinds(
-    offsets: np.ndarray, value_valid: np.ndarray, row_valid: np.ndarray, dealt: np.ndarray
+    offsets: np.ndarray,
+    value_valid: np.ndarray,
+    row_valid: np.ndarray,
+    dealt: np.ndarray,
+    hole_cards: np.ndarray,
 ) -> np.ndarray:
     """`sighting_kind` of each list ``[offsets[row], offsets[row + 1])`` of card codes
-    (``value_valid`` False: a card that could not be read); a null list is `DAMAGED`."""
+    (``value_valid`` False: a card that could not be read) in a game dealing
+    ``hole_cards[row]``; a null list is `DAMAGED`."""
     rows = max(offsets.shape[0] - 1, 0)
     kinds = np.full(rows, DAMAGED, dtype=np.int8)
-    for row in range(min(rows, row_valid.shape[0], dealt.shape[0])):
+    for row in range(min(rows, row_valid.shape[0], dealt.shape[0], hole_cards.shape[0])):
         start, end = offsets[row], offsets[row + 1]
         if not row_valid[row] or not 0 <= start <= end <= value_valid.shape[0]:
             continue
         readable = True
         for index in range(start, end):
             readable = readable and value_valid[index]
-        kinds[row] = sighting_kind(end - start, readable, dealt[row])
+        kinds[row] = sighting_kind(end - start, readable, dealt[row], hole_cards[row])
     return kinds
 
 
@@ -151,14 +175,39 @@ def _list_buffers(cards: pl.Series) -> tuple[np.ndarray, pa.Array, np.ndarray, n
     )
 
 
-def _kinds(cards: pl.Series, dealt: np.ndarray) -> np.ndarray:
+def _kinds(cards: pl.Series, dealt: np.ndarray, hole_cards: pl.Series | int) -> np.ndarray:
     offsets, _, value_valid, row_valid = _list_buffers(cards)
-    return sighting_kinds(offsets, value_valid, row_valid, dealt)
+    counts = (
+        np.full(len(cards), hole_cards, dtype=np.int64)
+        if isinstance(hole_cards, int)
+        else hole_cards.fill_null(HOLE_CARDS).cast(pl.Int64).to_numpy()
+    )
+    return sighting_kinds(offsets, value_valid, row_valid, dealt, counts)
 
 
-def is_partial_show(cards: pl.Series) -> pl.Series:
-    """Whether each shown list of card codes is a `PARTIAL` show (null list: False)."""
-    return pl.Series(_kinds(cards, np.zeros(len(cards), dtype=np.bool_)) == PARTIAL)
+def is_partial_show(cards: pl.Series, hole_cards: pl.Series | int = HOLE_CARDS) -> pl.Series:
+    """Whether each shown list of card codes is a `PARTIAL` show (null list: False) in a game
+    dealing ``hole_cards`` (one count, or one per row)."""
+    return pl.Series(
+        _kinds(cards, np.zeros(len(cards), dtype=np.bool_), hole_cards) == PARTIAL
+    )
+
+
+def games_hole_cards(hands: pl.Series, games: pl.DataFrame | None) -> pl.Series:
+    """The hole cards of the game of each hand number in ``hands``: ``games`` lists ``hand``
+    and ``game_code`` (a `parsers.games` code; None, a hand missing or a null code: Omaha
+    Hi/Lo's four)."""
+    if games is None or hands.len() == 0:
+        return pl.Series("game_hole_cards", np.full(hands.len(), HOLE_CARDS), dtype=pl.Int8)
+    counts = games.select(
+        pl.col("hand").cast(hands.dtype), game_hole_cards=hole_card_count(pl.col("game_code"))
+    ).unique("hand", keep="first")
+    return (
+        hands.to_frame("hand")
+        .join(counts, on="hand", how="left", maintain_order="left")
+        .select(pl.col("game_hole_cards").fill_null(HOLE_CARDS))
+        .to_series()
+    )
 
 
 def card_set_columns(cards: pl.Series) -> tuple[pl.Series, pl.Series]:
@@ -182,19 +231,27 @@ def card_set_columns(cards: pl.Series) -> tuple[pl.Series, pl.Series]:
 
 
 def attach_hole_cards(
-    seats: pl.DataFrame, sightings: pl.DataFrame, heroes: pl.DataFrame | None = None
+    seats: pl.DataFrame,
+    sightings: pl.DataFrame,
+    heroes: pl.DataFrame | None = None,
+    games: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
-    """``hole_cards``, ``card_versions``, ``damaged_sightings`` and ``is_hero`` on the seats.
+    """``hole_cards``, ``card_versions``, ``damaged_sightings``, ``game_hole_cards`` and
+    ``is_hero`` on the seats.
 
     ``sightings`` has ``hand``, ``line_no`` (the order the hand printed them), ``player``,
     ``cards`` (card codes; a null list is no sighting) and ``dealt``; ``heroes`` lists
-    ``hand``, ``player`` of the recording player. The seat takes the first sighting's cards
-    that is not a partial show; ``card_versions`` counts the sets of cards of those sightings,
-    and one more where a partial show holds a card outside them; ``damaged_sightings`` counts
-    the damaged ones. `hole_card_checks` quarantines on both.
+    ``hand``, ``player`` of the recording player; ``games`` (``hand``, ``game_code``) the game
+    of each hand, for a site that reads more than one (None: every hand is Omaha Hi/Lo). The
+    seat takes the first sighting's cards that is not a partial show; ``card_versions`` counts
+    the sets of cards of those sightings, and one more where a partial show holds a card
+    outside them; ``damaged_sightings`` counts the damaged ones; ``game_hole_cards`` is what
+    the hand's game deals. `hole_card_checks` quarantines on them.
     """
     ordered = sightings.filter(pl.col("cards").is_not_null()).sort("hand", "line_no")
-    kinds = _kinds(ordered["cards"], ordered["dealt"].to_numpy())
+    kinds = _kinds(
+        ordered["cards"], ordered["dealt"].to_numpy(), games_hole_cards(ordered["hand"], games)
+    )
     is_partial = pl.Series(kinds == PARTIAL)
     whole = ordered.filter(~is_partial).with_columns(kind=pl.Series(kinds[kinds != PARTIAL]))
     keys, long_keys = card_set_columns(whole["cards"])
@@ -225,6 +282,7 @@ def attach_hole_cards(
     seats = seats.join(cards, on=["hand", "player"], how="left").with_columns(
         card_versions=pl.col("card_versions").fill_null(0),
         damaged_sightings=pl.col("damaged_sightings").fill_null(0),
+        game_hole_cards=games_hole_cards(seats["hand"], games),
     )
     if heroes is None:
         return seats.with_columns(is_hero=pl.lit(False))
@@ -234,12 +292,15 @@ def attach_hole_cards(
     )
 
 
-def hole_card_checks() -> tuple[tuple[pl.Expr, str], ...]:
+def hole_card_checks() -> tuple[tuple[pl.Expr, pl.Expr], ...]:
     """The seat checks of the rules above, in the order a hand's reason is chosen: per seat
-    conditions over `attach_hole_cards`' columns, with their reasons."""
+    conditions over `attach_hole_cards`' columns, with their reasons (per seat expressions:
+    a damaged sighting names the count of the hand's game, `not_the_games_cards`)."""
+    count = pl.col("game_hole_cards").fill_null(HOLE_CARDS).cast(pl.String)
+    before, after = NOT_THE_GAMES_CARDS.split("{}")
     return (
-        (pl.col("damaged_sightings") > 0, NOT_FOUR_READABLE_CARDS),
-        (pl.col("card_versions") > 1, SHOWN_DIFFERENT_CARDS),
+        (pl.col("damaged_sightings") > 0, pl.lit(before) + count + pl.lit(after)),
+        (pl.col("card_versions") > 1, pl.lit(SHOWN_DIFFERENT_CARDS)),
     )
 
 

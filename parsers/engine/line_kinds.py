@@ -155,8 +155,10 @@ class TextFormat:
     # -- steps a site implements -------------------------------------------------------------
 
     def headers(self, body: pl.DataFrame) -> pl.DataFrame:
-        """One row per hand: ``hand``, ``offset``, ``hand_id``, ``game``, ``is_o8``,
-        ``header_ok``, ``money_scale`` and any `pipeline.schema.HANDS` column the header gives."""
+        """One row per hand: ``hand``, ``offset``, ``hand_id``, ``game`` (the printed name),
+        ``is_o8`` (a game hilo reads), ``header_ok``, ``money_scale``, ``game_code`` where the
+        site reads more than one game (`parsers.games.game_codes`) and any
+        `pipeline.schema.HANDS` column the header gives."""
         raise NotImplementedError
 
     def hands(
@@ -207,7 +209,7 @@ class TextFormat:
         actions = self.street_totals(raw_actions)
         collections = in_printed_order(self.collections(lines))
         showdowns = self.showdowns(lines).with_columns(cards=cards_list(pl.col("cards_text")))
-        seats = self.hole_cards(self.seats(lines), self.known_cards(lines))
+        seats = self.hole_cards(self.seats(lines), self.known_cards(lines), candidates)
         hands = ensure_columns(hands, {"problem": pl.String, "board2": pl.List(pl.UInt8)})
         tables = {"hands": hands, "seats": seats, "actions": actions, "collections": collections}
         return HandTables(
@@ -388,12 +390,18 @@ class TextFormat:
         )
 
     @staticmethod
-    def hole_cards(seats: pl.DataFrame, known: pl.DataFrame) -> pl.DataFrame:
-        """Hole cards of each seat from every sighting (`hole_cards.attach_hole_cards`); the
-        dealt-to player is the hero."""
+    def hole_cards(
+        seats: pl.DataFrame, known: pl.DataFrame, headers: pl.DataFrame | None = None
+    ) -> pl.DataFrame:
+        """Hole cards of each seat from every sighting (`hole_cards.attach_hole_cards`), as
+        many as each hand's game deals (the headers' ``game_code``, where a site reads more
+        than one game); the dealt-to player is the hero."""
         sightings = known.with_columns(cards=cards_list(pl.col("cards_text")))
         heroes = known.filter(pl.col("dealt")).select("hand", "player")
-        return attach_hole_cards(seats, sightings, heroes)
+        games = None
+        if headers is not None and "game_code" in headers.columns:
+            games = headers.select("hand", "game_code")
+        return attach_hole_cards(seats, sightings, heroes, games)
 
     def hand_table(
         self,

@@ -34,7 +34,7 @@ from parsers.byte_kernels import (
     strings_array,
 )
 from parsers.engine.checks import MAX_SEATS
-from parsers.engine.hole_cards import FULL, KEYED_CARDS, card_set_key, sighting_kind
+from parsers.engine.hole_cards import FULL, HOLE_CARDS, KEYED_CARDS, card_set_key, sighting_kind
 from parsers.pokerstars.forms import ACTION_VERBS
 
 __all__ = ["CompiledBlock", "read_block"]
@@ -230,8 +230,9 @@ def _sight(  # type: ignore[no-untyped-def]
     """Record a sighting of a player's hole cards, ``count`` codes in ``scratch`` (-1: not a
     list of readable cards), by the rules of `parsers.engine.hole_cards`: the first sighting's
     cards are the seat's. False when the sighting is not `FULL` or holds other cards than an
-    earlier one: the block parser reads a partial show and explains the rest."""
-    if sighting_kind(max(count, 0), count >= 0, dealt) != FULL:
+    earlier one: the block parser reads a partial show and explains the rest. Only Omaha
+    Hi/Lo's four cards are read here: a hand of another game goes to the block parser."""
+    if sighting_kind(max(count, 0), count >= 0, dealt, HOLE_CARDS) != FULL:
         return False
     key, _ = card_set_key(scratch, _READABLE, 0, count, held)
     if sighting_key[slot] == 0:

@@ -285,7 +285,7 @@ def test_truncated_garbage_and_impossible_cards() -> None:
     assert dict(rejects(result)) == {
         "2": "truncated hand: no summary",
         "3": "unrecognised line: \x13\x00garbage",
-        "4": "hole cards are not four readable cards",
+        "4": "hole cards are not the game's 4 readable cards",
     }
 
 

@@ -324,8 +324,8 @@ def test_text_before_the_first_hand_is_quarantined() -> None:
     [
         ("As As Qs Js", "duplicate card code 51"),
         ("As Ks Qs 2c", "duplicate card code 0"),  # 2c is on the board
-        ("As Ks Qs Zz", "hole cards are not four readable cards"),
-        ("As Ks Qs", "hole cards are not four readable cards"),
+        ("As Ks Qs Zz", "hole cards are not the game's 4 readable cards"),
+        ("As Ks Qs", "hole cards are not the game's 4 readable cards"),
     ],
 )
 def test_impossible_cards(alice: str, reason: str) -> None:
