@@ -158,9 +158,13 @@ def note_rows(
     ``notes`` comes from `triage_unknown_lines`; ``frame`` is the block's lines (``hand``,
     ``line_no``, ``is_start``), which give each hand's first line; ``hands`` has ``hand``,
     ``hand_id`` and ``source_file`` of the hands that are stored (others' notes are dropped: a
-    quarantined hand keeps its whole text in ``rejects``).
+    quarantined hand keeps its whole text in ``rejects``). A ``note_kind`` column, where
+    ``notes`` has one, names a line the site knows and keeps as a note (null: unrecognised).
     """
     first_lines = frame.filter(pl.col("is_start")).select("hand", first_line_no="line_no")
+    kind = pl.lit(NOTE_KIND_UNRECOGNISED)
+    if "note_kind" in notes.columns:
+        kind = pl.col("note_kind").fill_null(kind)
     return (
         notes.join(hands.select("hand", "hand_id", "source_file"), on="hand", how="inner")
         .join(first_lines, on="hand", how="left")
@@ -175,7 +179,7 @@ def note_rows(
                 pl.Int32
             ),
             text=pl.col("line"),
-            kind=pl.lit(NOTE_KIND_UNRECOGNISED),
+            kind=kind,
         )
     )
 

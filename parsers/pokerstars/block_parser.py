@@ -21,10 +21,11 @@ from parsers.engine.checks import (
     first_problem,
     seat_problems,
 )
-from parsers.engine.hole_cards import attach_hole_cards, is_partial_show
+from parsers.engine.hole_cards import attach_hole_cards, games_hole_cards, is_partial_show
 from parsers.engine.line_forms import classify
 from parsers.engine.lines import fill_from_rows, in_printed_order
 from parsers.engine.stakes import blinds_and_bets
+from parsers.games import exposed_count, game_codes
 from parsers.notes import note_rows, triage_unknown_lines, with_other_games
 from parsers.pokerstars.forms import (
     ACTION,
@@ -33,11 +34,9 @@ from parsers.pokerstars.forms import (
     COLLECTED,
     CURRENCY_SYMBOLS,
     DEALT,
-    GAME,
+    GAME_NAMES,
     GAME_TEXT,
-    HAND_START,
     HEADER,
-    INFORMATIONAL,
     KIND_ACTION,
     KIND_BOARD,
     KIND_COLLECTED,
@@ -54,28 +53,36 @@ from parsers.pokerstars.forms import (
     SEAT,
     SECOND_RUN_SECTIONS,
     SECTIONS,
-    SITE,
     STAKES,
+    STARS,
+    STREET_CARDS,
     SUMMARY_MUCK,
     TABLE,
     TOTAL,
     UNCALLED,
     VERB_KIND,
+    Dialect,
 )
 from parsers.pokerstars.tables import BlockTables, results_by_file, stored
 
 
 def parse_with_block_parser(
-    lines: pl.Series, offsets: np.ndarray, file_starts: np.ndarray, source_files: list[str]
+    lines: pl.Series,
+    offsets: np.ndarray,
+    file_starts: np.ndarray,
+    source_files: list[str],
+    dialect: Dialect = STARS,
 ) -> list[ParseResult]:
-    """Every hand through the block parser alone: the reference the compiled reader must equal."""
-    block = BlockParser(lines, offsets, source_files, file_starts)
+    """Every hand through the block parser alone: the reference the compiled reader must equal
+    (and the one reader of a room writing PokerStars' forms, ``dialect``)."""
+    block = BlockParser(lines, offsets, source_files, file_starts, dialect)
     return results_by_file(stored(block.tables()), block.segment_file, source_files)
 
 
-def header_groups(lines: pl.Series) -> pl.DataFrame:
-    """The groups of HEADER, then of GAME_TEXT and STAKES over the text they read, per line."""
-    parsed = lines.to_frame("line").select(pl.col("line").str.extract_groups(HEADER).alias("h"))
+def header_groups(lines: pl.Series, header: str = HEADER) -> pl.DataFrame:
+    """The groups of ``header`` (`HEADER`), then of GAME_TEXT and STAKES over the text they
+    read, per line."""
+    parsed = lines.to_frame("line").select(pl.col("line").str.extract_groups(header).alias("h"))
     parsed = parsed.unnest("h")
     game_text = pl.coalesce("tgame", "cgame")
     parsed = parsed.with_columns(game_text.str.extract_groups(GAME_TEXT).alias("g")).unnest("g")
@@ -83,8 +90,14 @@ def header_groups(lines: pl.Series) -> pl.DataFrame:
     return parsed.with_columns(stakes_text.str.extract_groups(STAKES).alias("s")).unnest("s")
 
 
-def read_headers(first: pl.DataFrame, groups: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Fields of the hand header lines in ``first`` (``hand``, ``offset``, ``line``).
+def read_headers(
+    first: pl.DataFrame,
+    groups: pl.DataFrame | None = None,
+    game_names: dict[str, str] = GAME_NAMES,
+) -> pl.DataFrame:
+    """Fields of the hand header lines in ``first`` (``hand``, ``offset``, ``line``), with
+    ``game_code``, the code of the game named (``game_names``: the names read; null for
+    another game).
 
     ``groups`` are the lines' `header_groups` when another reader has them already (the
     compiled reader's, which this parser's own are the reference for).
@@ -107,6 +120,7 @@ def read_headers(first: pl.DataFrame, groups: pl.DataFrame | None = None) -> pl.
         & pl.col("game").is_not_null()
         & pl.col("first").is_not_null(),
         game=pl.col("game").fill_null(pl.col("line").str.slice(0, 80)),
+        game_code=game_codes(pl.col("game"), game_names),
         limit_type=pl.col("limit").replace_strict(
             {"Limit": "FL", "Fixed Limit": "FL", "Pot Limit": "PL", "No Limit": "NL"},
             default=None,
@@ -159,9 +173,11 @@ class BlockParser:
         offsets: np.ndarray,
         source_files: list[str],
         file_starts: np.ndarray,
+        dialect: Dialect = STARS,
     ) -> None:
+        self.dialect = dialect
         self.source_files = pl.Series("source_file", source_files, dtype=pl.String)
-        starts = lines.str.contains(HAND_START).fill_null(False)
+        starts = lines.str.contains(dialect.hand_start).fill_null(False)
         new_file, file_of_line = file_layout(file_starts, len(lines))
         # A hand never runs across files: every file start opens a new segment, which is a
         # hand when it begins with a header and a file's preamble otherwise.
@@ -193,9 +209,11 @@ class BlockParser:
         preamble_rejects = self._preamble_rejects(preamble)
 
         headers = with_other_games(
-            read_headers(body.filter(pl.col("is_start"))).with_columns(
-                is_o8=pl.col("game") == GAME
-            ),
+            read_headers(
+                body.filter(pl.col("is_start")),
+                header_groups(body.filter(pl.col("is_start"))["line"], self.dialect.header),
+                self.dialect.game_names,
+            ).with_columns(is_o8=pl.col("game_code").is_not_null()),
             body,
         )
         skipped = headers.filter(pl.col("header_ok") & ~pl.col("is_o8"))
@@ -206,6 +224,7 @@ class BlockParser:
 
         self.scales = np.ones(self.segments, dtype=np.int64)
         self.scales[candidates["hand"].to_numpy()] = candidates["money_scale"].to_numpy()
+        self.games = candidates.select("hand", "game_code")
         lines = self._verify_kinds(
             self._classify(body.join(candidates.select("hand"), on="hand", how="semi"))
         )
@@ -217,13 +236,21 @@ class BlockParser:
         showdowns = self._showdowns(lines)
         seats = self._hole_cards(seats, lines)
 
-        unknown_reasons, notes = triage_unknown_lines(
-            lines.filter(pl.col("kind") == KIND_UNKNOWN).select(
-                "hand", "line_no", "line", "offset", "damaged"
-            ),
-            damaged=pl.col("damaged"),
-            seats=seats,
+        unknown = lines.filter(pl.col("kind") == KIND_UNKNOWN).select(
+            "hand", "line_no", "line", "offset", "damaged"
         )
+        kept = unknown.clear()
+        if self.dialect.kept_lines is not None:
+            is_kept = pl.col("line").str.contains(self.dialect.kept_lines)
+            kept, unknown = unknown.filter(is_kept), unknown.filter(~is_kept)
+        unknown_reasons, notes = triage_unknown_lines(
+            unknown, damaged=pl.col("damaged"), seats=seats
+        )
+        if kept.height:
+            notes = pl.concat(
+                [notes, kept.with_columns(note_kind=pl.lit(self.dialect.kept_kind))],
+                how="diagonal_relaxed",
+            ).sort("hand", "line_no")
         reasons = pl.concat(
             [
                 bad_headers,
@@ -244,7 +271,7 @@ class BlockParser:
             actions=actions.join(good, on="hand", how="semi"),
             collections=collections.join(good, on="hand", how="semi"),
             showdowns=showdowns.join(good, on="hand", how="semi"),
-            notes=note_rows(notes, self.frame, hands, SITE),
+            notes=note_rows(notes, self.frame, hands, self.dialect.site),
             rejects=pl.concat(
                 [preamble_rejects, self._hand_rejects(reasons, headers)], how="vertical_relaxed"
             ),
@@ -314,7 +341,7 @@ class BlockParser:
         damaged = (kinds == KIND_OTHER) & (lines["kind"].to_numpy() != KIND_OTHER)
         other = np.flatnonzero(kinds == KIND_OTHER)
         if len(other):
-            informational = line.gather(other).str.contains(INFORMATIONAL).to_numpy()
+            informational = line.gather(other).str.contains(self.dialect.informational).to_numpy()
             kinds[other[informational]] = KIND_INFO
             kinds[other[~informational]] = KIND_UNKNOWN
         return lines.with_columns(
@@ -404,28 +431,57 @@ class BlockParser:
             "hand", keep="first"
         )
         second_board = boards.filter(pl.col("which") == "SECOND ").unique("hand", keep="first")
-        # A hand that ended before the flop prints no Board line: its board is empty, not unknown.
+        # A hand that ended before the flop prints no Board line: its board is empty, not unknown
+        # (in Courchevel it is the exposed card, below).
         hands = (
             headers.join(table, on="hand", how="left")
             .join(totals, on="hand", how="left")
             .join(first_board.select("hand", board="cards"), on="hand", how="left")
             .join(second_board.select("hand", board2="cards"), on="hand", how="left")
+            .join(self._street_cards(lines), on="hand", how="left")
         )
         scale = pl.col("money_scale")
         posts = self._posted()
         hands = hands.join(posts, on="hand", how="left")
         hands = hands.with_columns(
-            site=pl.lit(SITE),
+            site=pl.lit(self.dialect.site),
             **stake_columns(),
             max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
             button_seat=pl.col("button_seat").cast(pl.Int16, strict=False),
-            board=pl.col("board").fill_null(pl.lit([], dtype=pl.List(pl.UInt8))),
+            # A game that deals a board card before the flop (Courchevel) has a board from the
+            # start: where no Board line prints it (a hand that ended early), the street lines do.
+            board=pl.when(
+                pl.col("board").is_null() & (exposed_count(pl.col("game_code")) > 0)
+            )
+            .then(pl.col("street_board"))
+            .otherwise(pl.col("board"))
+            .fill_null(pl.lit([], dtype=pl.List(pl.UInt8))),
             total_pot=money(pl.col("total"), scale),
             rake=money(pl.col("rake"), scale),
             source_file=self._source_file(),
             source_offset=pl.col("offset"),
         )
         return hands.join(self._side_pots(hands), on="hand", how="left")
+
+    @staticmethod
+    def _street_cards(lines: pl.DataFrame) -> pl.DataFrame:
+        """``exposed``: the cards of a hand's ``*** PRE-FLOP *** [7h]`` line (Courchevel's
+        exposed card), and ``street_board``: the board its last street line of the first run
+        shows (``*** FLOP *** [8s] [2c 9h]``: the cards of every bracket)."""
+        streets = (
+            lines.filter(pl.col("marker").is_in(["PRE-FLOP", "FLOP", "TURN", "RIVER"]))
+            .select("hand", "marker", text=pl.col("line").str.extract(STREET_CARDS, 1))
+            .filter(pl.col("text").is_not_null())
+            .with_columns(
+                cards=cards_list(
+                    pl.col("text").str.replace_all(r"\]\s*\[", " ").str.strip_chars("[] ")
+                )
+            )
+        )
+        return streets.group_by("hand", maintain_order=True).agg(
+            exposed=pl.col("cards").filter(pl.col("marker") == "PRE-FLOP").first(),
+            street_board=pl.col("cards").last(),
+        )
 
     @staticmethod
     def _side_pots(hands: pl.DataFrame) -> pl.DataFrame:
@@ -505,7 +561,7 @@ class BlockParser:
         # clipped into the betting streets they belong to.
         frame = ordered_actions(frame, "section")
         return street_amounts(frame, printed_total=frame["kind"] == "raise").with_columns(
-            site=pl.lit(SITE)
+            site=pl.lit(self.dialect.site)
         )
 
     def _collections(self, lines: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
@@ -521,7 +577,7 @@ class BlockParser:
             .join(hands.select("hand", "money_scale"), on="hand", how="left")
         )
         return found.with_columns(
-            site=pl.lit(SITE),
+            site=pl.lit(self.dialect.site),
             amount=money(pl.col("amount"), pl.col("money_scale")),
             pot_index=pl.when(pl.col("pot").is_in(["pot", "main pot"]))
             .then(0)
@@ -539,7 +595,7 @@ class BlockParser:
         shows = self.acts.filter(pl.col("verb") == "shows")
         desc = pl.col("desc")
         shown = shows.with_columns(
-            site=pl.lit(SITE),
+            site=pl.lit(self.dialect.site),
             cards=cards_list(pl.col("cards")),
             high_desc=desc.str.extract(r"(?:^|; )HI: (.*?)(?:; LO: |$)", 1),
             low_desc=desc.str.extract(r"(?:^|; )LO: (.*)$", 1),
@@ -548,9 +604,10 @@ class BlockParser:
             lines.filter(pl.col("kind") == KIND_SUMMARY_MUCK)
             .select("hand", "line_no", pl.col("line").str.extract_groups(SUMMARY_MUCK).alias("m"))
             .unnest("m")
-            .with_columns(site=pl.lit(SITE), cards=cards_list(pl.col("cards")))
+            .with_columns(site=pl.lit(self.dialect.site), cards=cards_list(pl.col("cards")))
         )
-        partly_mucked = mucked.filter(is_partial_show(mucked["cards"]))
+        hole_cards = games_hole_cards(mucked["hand"], self.games)
+        partly_mucked = mucked.filter(is_partial_show(mucked["cards"], hole_cards))
         if partly_mucked.height == 0:
             return shown
         return pl.concat([shown, partly_mucked], how="diagonal_relaxed").sort("hand", "line_no")
@@ -564,7 +621,7 @@ class BlockParser:
         )
         flags = pl.col("flags").fill_null("")
         return seats.with_columns(
-            site=pl.lit(SITE),
+            site=pl.lit(self.dialect.site),
             seat=pl.col("seat").cast(pl.Int16, strict=False),
             stack_start=money(pl.col("stack"), pl.col("money_scale")),
             sitting_out=flags.str.contains("is sitting out") | flags.str.contains("out of hand"),
@@ -594,7 +651,7 @@ class BlockParser:
                 mucked.select("hand", "line_no", "player", "cards", dealt=pl.lit(False)),
             ]
         ).with_columns(cards=cards_list(pl.col("cards")))
-        return attach_hole_cards(seats, sightings, dealt.select("hand", "player"))
+        return attach_hole_cards(seats, sightings, dealt.select("hand", "player"), self.games)
 
     # -- checks ------------------------------------------------------------------------------
 
@@ -606,6 +663,9 @@ class BlockParser:
             tables=(pl.col("kind") == KIND_TABLE).sum(),
         )
         checks = hands.join(summary, on="hand", how="left")
+        # Courchevel's exposed card: printed once, and the board's first card.
+        exposes = exposed_count(pl.col("game_code"))
+        exposed = pl.col("exposed")
         reason = first_problem(
             (~pl.col("has_summary").fill_null(False), "truncated hand: no summary"),
             (~pl.col("has_hole").fill_null(False), "truncated hand: no hole cards section"),
@@ -619,6 +679,15 @@ class BlockParser:
             (pl.col("limit_type").is_null(), "unknown betting limit"),
             (pl.col("big_blind").is_null(), "unreadable stakes"),
             *board_checks(pl.col("board")),
+            (
+                (exposes > 0)
+                & (exposed.list.drop_nulls().list.len().fill_null(0) != exposes),
+                "missing or unreadable exposed board card (*** PRE-FLOP *** [card])",
+            ),
+            (
+                (exposes > 0) & (pl.col("board").list.first() != exposed.list.first()),
+                "the exposed card is not the board's first card",
+            ),
         )
         return checks.select("hand", reason=reason).filter(pl.col("reason").is_not_null())
 
@@ -635,7 +704,7 @@ class BlockParser:
                 "hand",
                 source_file=self._source_file(),
                 source_offset="source_offset",
-                site=pl.lit(SITE),
+                site=pl.lit(self.dialect.site),
                 hand_id="hand_id",
                 reason="reason",
                 raw_text="raw_text",
@@ -661,7 +730,7 @@ class BlockParser:
                 "hand",
                 source_file=self._source_file(),
                 source_offset="source_offset",
-                site=pl.lit(SITE),
+                site=pl.lit(self.dialect.site),
                 hand_id=pl.lit(None, dtype=pl.String),
                 reason=pl.lit("text before the first hand header"),
                 raw_text="raw_text",

@@ -10,7 +10,8 @@ from parsers.base import table_from_frame
 from parsers.pokerstars import compiled_reader as compiled
 from parsers.pokerstars.block_parser import read_headers, stake_columns
 from parsers.pokerstars.compiled_header import header_fields, table_fields
-from parsers.pokerstars.forms import GAME, SITE
+from parsers.games import OMAHA_HI_LO
+from parsers.pokerstars.forms import SITE
 from parsers.pokerstars.tables import StoredTables
 from pipeline.positions import LABEL_NAMES, position_codes
 from pipeline.schema import ACTIONS, COLLECTIONS, NOTES, REJECTS, SEATS, SHOWDOWNS
@@ -83,7 +84,9 @@ def compiled_tables(
 
     A segment the reader read is kept only if its header and table line read too, and give
     what the hand checks need (game, limit, start time, button, stakes); a hand of another
-    game is done once its header reads. The rest go to the block parser.
+    game is done once its header reads. The rest go to the block parser, and so does every
+    hand of a game hilo reads other than four-card Omaha Hi/Lo (the reader reads four hole
+    cards and no exposed board card).
     """
     opened = np.flatnonzero(opens_hand[read.first_line]).astype(np.int32)
     rows = read.first_line[opened]
@@ -99,7 +102,9 @@ def compiled_tables(
     )
     # Another game's hand needs nothing but its header: counted as skipped here.
     other_game = (
-        all_headers.select(pl.col("header_ok") & (pl.col("game") != GAME)).to_series().to_numpy()
+        all_headers.select(pl.col("header_ok") & pl.col("game_code").is_null())
+        .to_series()
+        .to_numpy()
     )
     skipped = all_headers.filter(pl.Series(other_game)).select("hand", "game")
     read_whole = read.accepted[opened]
@@ -161,7 +166,7 @@ def compiled_tables(
     )
     readable = (
         pl.col("header_ok")
-        & (pl.col("game") == GAME)
+        & (pl.col("game_code") == OMAHA_HI_LO.code)
         & pl.col("table_name").is_not_null()
         & pl.col("limit_type").is_not_null()
         & pl.col("started_at").is_not_null()

@@ -1,13 +1,26 @@
-"""What PokerStars prints: the line forms both readers read, and the site's constants."""
+"""What PokerStars prints: the line forms both readers read, and the site's constants.
+
+The block parser also reads text written in PokerStars' forms by another room's software (a
+`Dialect`: its own site code, the word its headers open with, the games it names, the lines of
+its own it prints); `STARS` is PokerStars' own.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from parsers.engine.line_forms import LineForm
 
 SITE = "pokerstars"
-GAME = "Omaha Hi/Lo"
+# The games read, by the name the header prints (`parsers.games` codes); any other is skipped.
+GAME_NAMES = {
+    "Omaha Hi/Lo": "O8",
+    "5 Card Omaha Hi/Lo": "O8-5card",
+    "6 Card Omaha Hi/Lo": "O8-6card",
+    "Courchevel Hi/Lo": "Courchevel-HL",
+}
 
 HAND_START = r"^PokerStars (?:Home Game |Zoom |Home Game Zoom )?(?:Hand|Game) #\d+: "
 
@@ -65,6 +78,9 @@ TOTAL = (
 BOARD = r"^(?P<which>FIRST |SECOND )?Board \[(?P<cards>[^\]]*)\]$"
 SUMMARY_MUCK = r"^Seat \d+: (?P<player>.+?) (?:\([^)]*\) )*mucked \[(?P<cards>[^\]]*)\]$"
 MARKER = r"^\*\*\* (?P<name>.+?) \*\*\*"
+# A street line's cards: ``*** FLOP *** [7h 5d 3s]``, ``*** FLOP *** [8s] [2c 9h]`` (Courchevel's
+# exposed card apart), ``*** TURN *** [8s 2c 9h] [6s]``, ``*** PRE-FLOP *** [7h]`` (Courchevel).
+STREET_CARDS = r"^\*\*\* [A-Z -]+? \*\*\* (?P<cards>\[[^\]]*\](?: \[[^\]]*\])*)$"
 
 # Lines that carry no data the tables need but are known PokerStars text (anything else in a
 # hand is reported as unrecognised and the hand is quarantined).
@@ -176,3 +192,35 @@ ACTION_VERBS = (
 )
 ACTION_VERB = "^(" + "|".join(re.escape(verb) for verb in ACTION_VERBS) + ")(?: |$)"
 LIVE_KINDS = ("post_sb", "post_bb", "call", "bet", "raise")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """Text in PokerStars' forms as one room writes it: what the block parser needs to know.
+
+    ``room`` is the word its hand headers open with (``PokerStars Hand #…``); ``game_names``
+    the games it reads (`parsers.games` codes by printed name); ``informational`` its known
+    lines that carry nothing the tables need; ``kept_lines`` lines of its own stored as notes of
+    kind ``kept_kind`` whatever they hold (a converter's comment with numbers in it), never
+    judged as unknown lines.
+    """
+
+    site: str
+    room: str
+    game_names: Mapping[str, str]
+    informational: str = INFORMATIONAL
+    kept_lines: str | None = None
+    kept_kind: str | None = None
+
+    @property
+    def hand_start(self) -> str:
+        """The pattern of a hand's first line."""
+        return HAND_START.replace("^PokerStars ", f"^{re.escape(self.room)} ", 1)
+
+    @property
+    def header(self) -> str:
+        """The pattern of a hand's header line (the groups of `HEADER`)."""
+        return HEADER.replace("^PokerStars ", f"^{re.escape(self.room)} ", 1)
+
+
+STARS = Dialect(site=SITE, room="PokerStars", game_names=GAME_NAMES)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import re
+from collections import Counter
+from collections.abc import Iterable
 
 import polars as pl
 
@@ -34,6 +36,18 @@ def frames(result: ParseResult) -> dict[str, pl.DataFrame]:
 def variant_counts(variants: str) -> dict[str, int]:
     """MANIFEST's ``variants`` column (``O8:51,Razz:3``) as a dict."""
     return {name: int(count) for name, count in re.findall(r"([\w-]+):(\d+)", variants)}
+
+
+def games_read(variants: str, codes: Iterable[str]) -> dict[str, int]:
+    """The hands of MANIFEST's ``variants`` column of the games ``codes`` (`parsers.games`
+    codes a site reads), by game."""
+    wanted = set(codes)
+    return {name: count for name, count in variant_counts(variants).items() if name in wanted}
+
+
+def parsed_games(result: ParseResult) -> dict[str, int]:
+    """The stored hands of a parse result, by ``hands.game``."""
+    return dict(Counter(result.tables["hands"].column("game").to_pylist()))
 
 
 MONEY_IN = ("post_sb", "post_bb", "post_dead", "ante", "call", "bet", "raise")

@@ -14,7 +14,16 @@ import pytest
 
 from parsers import parse_bytes
 from parsers.base import ParseResult
-from tests.parsers.corpus import cards, chip_ledger, frames, manifest_rows, variant_counts
+from parsers.pokerstars.forms import GAME_NAMES
+from tests.parsers.corpus import (
+    cards,
+    chip_ledger,
+    frames,
+    games_read,
+    manifest_rows,
+    parsed_games,
+    variant_counts,
+)
 from tests.shared_data import CORPUS, needs_corpus
 
 
@@ -41,11 +50,14 @@ def stars_manifest() -> list[dict[str, str]]:
 @needs_corpus
 @pytest.mark.parametrize("row", stars_manifest(), ids=lambda row: row["path"])
 def test_corpus_file_counts(row: dict[str, str]) -> None:
-    """Omaha Hi/Lo hands parse, the other variants are skipped, nothing is rejected."""
+    """Omaha Hi/Lo, 5 and 6 Card Omaha Hi/Lo and Courchevel Hi/Lo hands parse, each with its
+    game; other games are skipped, nothing is rejected."""
     result = parse_file(row["path"])
     counts = variant_counts(row["variants"])
-    assert result.parsed == counts.get("O8", 0)
-    assert result.skipped == sum(n for name, n in counts.items() if name != "O8")
+    read = games_read(row["variants"], GAME_NAMES.values())
+    assert parsed_games(result) == read
+    assert result.parsed == sum(read.values())
+    assert result.skipped == sum(counts.values()) - sum(read.values())
     assert result.rejected == 0, frames(result)["rejects"]["reason"].to_list()
     assert result.hands_found == int(row["hands"])
 
