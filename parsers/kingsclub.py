@@ -1,16 +1,19 @@
-"""KingsClub hand histories (``#39969304: Pot Limit Omaha Hi-Lo - 5/10``), Omaha Hi/Lo.
+"""KingsClub hand histories (``#39969304: Pot Limit Omaha Hi-Lo - 5/10``), Omaha Hi/Lo and Big O.
 
 What KingsClub prints, and so what this parser records:
 
 - A two-line header: ``#id: <limit> <game> - <stakes>`` then ``2021-01-02 15:45:10`` (no zone:
-  stored as UTC as printed). ``Pot Limit Big O`` (five-card Omaha Hi/Lo) and every other game
-  are counted as skipped. Stakes use thousands separators (``500/1,000``); in fixed limit they
-  are the bets and the blinds come from the posts.
+  stored as UTC as printed). Games read (`GAME_NAMES`): ``Omaha Hi-Lo`` (``O8``) and ``Big O``
+  (five-card Omaha Hi/Lo, ``O8-5card``: ``#37580598: Pot Limit Big O - 11/22``, dealt
+  ``Dealt to Hero: [6h As 2d 2c 9d]``, the others ``[X X X X X]``); every other game is counted
+  as skipped. Stakes use thousands separators (``500/1,000``); in fixed limit they are the bets
+  and the blinds come from the posts.
 - Amounts carry no currency symbol; cash tables are recorded in USD cents (``1,138.87``).
   Tournament tables (``Table 'T123 [4]'``) are quarantined: no sample shows their chips.
 - ``raises to 90``, ``bets 40`` **and** ``calls 90`` all print the player's street total
   (``Hero calls 90`` after raising to 30, facing 90): increments are derived from it.
-- Opponents' cards are ``[X X X X]`` until shown (``Player0 shows [Qs Ac Th 2s]``); no hand
+- Opponents' cards are ``[X X X X]`` (``[X X X X X]`` in Big O) until shown
+  (``Player0 shows [Qs Ac Th 2s]``); no hand
   descriptions are printed (``showdowns.high_desc`` null).
 - Payouts: ``Player0 wins pot (179)`` / ``Player1 wins (222.12) from pot``, one line per player
   for all halves (and boards when run twice): ``pot_index`` and ``half`` null;
@@ -39,12 +42,14 @@ from parsers.engine.hole_cards import attach_hole_cards
 from parsers.engine.line_forms import LineForm, classify, kind_fields
 from parsers.engine.lines import forward_fill, in_printed_order
 from parsers.engine.stakes import blinds_and_bets
+from parsers.games import game_codes
 from pipeline.profiles import SiteProfile
 
 __all__ = ["SITE", "KingsClubParser"]
 
 SITE = "kingsclub"
-GAME = "Omaha Hi-Lo"
+# The games read, by the name the header prints (`parsers.games` codes); any other is skipped.
+GAME_NAMES = {"Omaha Hi-Lo": "O8", "Big O": "O8-5card"}
 HAND_START = r"^#\d+: (?:Pot Limit|No Limit|Limit) .+ - [\d,.]+/[\d,.]+$"
 _HAND_START_LINE = re.compile(
     r"^\ufeff?#\d+: (?:Pot Limit|No Limit|Limit) .+ - [\d,.]+/[\d,.]+\n"
@@ -146,7 +151,7 @@ class _Block(Block):
         lines = self._classify(self.candidate_lines(candidates, "money_scale"))
         acts = self._action_fields(lines)
         hands = self._hands(candidates, lines, acts)
-        seats = self._seats(lines, acts)
+        seats = self._seats(lines, acts, candidates)
         actions = self._actions(acts)
         collections = self._collections(lines)
         showdowns = self._showdowns(acts)
@@ -171,7 +176,8 @@ class _Block(Block):
         ).unnest("h")
         return parsed.with_columns(
             header_ok=pl.col("hand_id").is_not_null(),
-            is_o8=pl.col("game") == GAME,
+            game_code=game_codes(pl.col("game"), GAME_NAMES),
+            is_o8=game_codes(pl.col("game"), GAME_NAMES).is_not_null(),
             limit_type=pl.col("limit").replace_strict(
                 {"Pot Limit": "PL", "No Limit": "NL", "Limit": "FL"}, default=None
             ),
@@ -304,7 +310,6 @@ class _Block(Block):
             joined.join(second, on="hand", how="left")
             .join(posts, on="hand", how="left")
             .with_columns(
-                game=pl.lit("O8"),
                 **blinds_and_bets(is_fixed, first, second_stake),
                 ante=pl.col("posted_ante"),
                 max_seats=pl.col("max_seats").cast(pl.Int16, strict=False),
@@ -322,7 +327,9 @@ class _Block(Block):
             )
         )
 
-    def _seats(self, lines: pl.DataFrame, acts: pl.DataFrame) -> pl.DataFrame:
+    def _seats(
+        self, lines: pl.DataFrame, acts: pl.DataFrame, headers: pl.DataFrame
+    ) -> pl.DataFrame:
         seats = seat_lines(lines, KIND_SEAT, SEAT)
         dealt = kind_fields(lines, KIND_DEALT, DEALT, "hand", "line_no")
         # "[X X X X]" is a hidden hand: the player was dealt in but nothing is known.
@@ -337,7 +344,7 @@ class _Block(Block):
         heroes = known.select("hand", "player")
         in_hand = pl.concat([dealt.select("hand", "player"), acts.select("hand", "player")])
         seats = with_sitting_out(seats, in_hand)
-        return attach_hole_cards(seats, sightings, heroes)
+        return attach_hole_cards(seats, sightings, heroes, headers.select("hand", "game_code"))
 
     @staticmethod
     def _actions(acts: pl.DataFrame) -> pl.DataFrame:

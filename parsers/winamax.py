@@ -5,7 +5,9 @@ What Winamax prints, and so what this parser records:
 - ``Winamax Poker - CashGame - HandId: #9247976-238-1478874600 - Omaha Hi/Lo pot limit (1€/2€) -
   2016/11/11 14:30:00 UTC``; play money writes ``Omaha8 pot limit (0.05/0.10)`` and ``(play money)``
   on the table line; tournaments ``Winamax Poker - Tournament "…" buyIn: … level: 4 - HandId: …``
-  with ``(ante/sb/bb)`` stakes. ``5 Card Omaha Hi/Lo`` is another game: counted as skipped.
+  with ``(ante/sb/bb)`` stakes. Games read (`GAME_NAMES`): ``Omaha Hi/Lo`` and ``Omaha8``
+  (Omaha Hi/Lo, ``O8``), ``5 Card Omaha Hi/Lo`` (Big O, ``O8-5card``: five hole cards, else
+  printed as Omaha Hi/Lo); every other game is counted as skipped.
 - Amounts carry a ``€`` suffix for real money (``4.96€``) and none for play money or tournament
   chips, which still have cents (``0.47``, ``7410.50``): all are stored in hundredths
   (``money_scale`` 100). Old tournament exports round large totals (``Total pot 15.52k``): no
@@ -39,6 +41,7 @@ import polars as pl
 
 from parsers.columns import money
 from parsers.engine.block_parts import folded_excess_returns
+from parsers.games import game_codes
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     FIRST_SITE_KIND,
@@ -64,7 +67,8 @@ __all__ = ["WinamaxParser"]
 # -- Winamax ---------------------------------------------------------------------------------------
 
 SITE = "winamax"
-O8_GAMES = ("Omaha Hi/Lo", "Omaha8")
+# The games read, by the name the header prints (`parsers.games` codes); any other is skipped.
+GAME_NAMES = {"Omaha Hi/Lo": "O8", "Omaha8": "O8", "5 Card Omaha Hi/Lo": "O8-5card"}
 
 HAND_START = r"^Winamax Poker - "
 HEADER = (
@@ -176,7 +180,8 @@ class WinamaxFormat(TextFormat):
         return parsed.with_columns(
             header_ok=pl.col("hand_id").is_not_null() & pl.col("first").is_not_null(),
             game=pl.col("game").fill_null(pl.col("line").str.slice(0, 80)),
-            is_o8=pl.col("game").is_in(list(O8_GAMES)),
+            game_code=game_codes(pl.col("game"), GAME_NAMES),
+            is_o8=game_codes(pl.col("game"), GAME_NAMES).is_not_null(),
             limit_type=pl.col("limit").replace_strict(
                 {"pot limit": "PL", "no limit": "NL", "fixed limit": "FL", "limit": "FL"},
                 default=None,

@@ -4,8 +4,11 @@ What WPN prints, and so what this parser records:
 
 - ``Hand #78708209 - Omaha H/L(Fixed Limit) - $20.00/$40.00 - 2019/07/18 15:13:01 UTC``;
   tournaments ``Game Hand #N - Tournament #T - Omaha H/L(Pot Limit) - Level 1 (250.00/500.00)- …``.
-  Other games (``Holdem``, ``Omaha``, ``5Card Omaha H/L``) are counted as skipped. Fixed-limit
-  stakes are the bets; the blinds come from the posts. Times are printed in UTC.
+  Games read (`GAME_NAMES`): ``Omaha H/L`` (Omaha Hi/Lo, ``O8``) and ``5Card Omaha H/L`` (Big O,
+  ``O8-5card``: five hole cards, else printed as Omaha H/L: ``Hand #1471746632 - 5Card Omaha
+  H/L(Pot Limit) - $3.00/$6.00 - …``). Other games (``Holdem``, ``Omaha``) are counted as
+  skipped. Fixed-limit stakes are the bets; the blinds come from the posts. Times are printed
+  in UTC.
 - Cash amounts carry ``$`` (stored in cents); tournament chips are printed with two decimals
   (``30000.00``) and stored in chips.
 - ``raises $30.00 to $40.00``: the second figure is the street total (the first is the chips
@@ -33,6 +36,7 @@ from typing import ClassVar
 import polars as pl
 
 from parsers.columns import money
+from parsers.games import game_codes
 from parsers.engine.line_forms import LineForm
 from parsers.engine.line_kinds import (
     CURRENCY_SYMBOLS,
@@ -56,7 +60,8 @@ from pipeline.profiles import SiteProfile
 __all__ = ["WpnParser"]
 
 SITE = "wpn"
-O8_GAME = "Omaha H/L"
+# The games read, by the name the header prints (`parsers.games` codes); any other is skipped.
+GAME_NAMES = {"Omaha H/L": "O8", "5Card Omaha H/L": "O8-5card"}
 
 HAND_START = r"^(?:Game )?Hand #\d+ - "
 HEADER = (
@@ -176,7 +181,8 @@ class WpnFormat(TextFormat):
         headers = parsed.with_columns(
             header_ok=pl.col("hand_id").is_not_null(),
             game=pl.col("game").fill_null(pl.col("line").str.slice(0, 80)),
-            is_o8=pl.col("game") == O8_GAME,
+            game_code=game_codes(pl.col("game"), GAME_NAMES),
+            is_o8=game_codes(pl.col("game"), GAME_NAMES).is_not_null(),
             limit_type=limit_type,
             currency=currency,
             money_scale=pl.when(is_tournament).then(1).otherwise(100).cast(pl.Int32),

@@ -14,8 +14,16 @@ import parsers
 from parsers.base import ParseResult
 from parsers.columns import card_code
 from parsers.text import decode_lines
-from parsers.winamax import WinamaxParser
-from tests.parsers.corpus import cards, chip_ledger, frames, manifest_rows, variant_counts
+from parsers.winamax import GAME_NAMES, WinamaxParser
+from tests.parsers.corpus import (
+    cards,
+    chip_ledger,
+    frames,
+    games_read,
+    manifest_rows,
+    parsed_games,
+    variant_counts,
+)
 from tests.shared_data import CORPUS, needs_corpus
 
 PARSER = WinamaxParser()
@@ -69,15 +77,15 @@ def audit(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
 @needs_corpus
 @pytest.mark.parametrize("row", manifest(), ids=lambda row: row["path"])
 def test_corpus_file_counts(row: dict[str, str]) -> None:
-    """Omaha Hi/Lo hands parse; 5 Card Omaha Hi/Lo is skipped as another game; no rejects."""
+    """Omaha Hi/Lo and 5 Card Omaha Hi/Lo (Big O) hands parse, each with its game; no rejects."""
     result = parse_file(row["path"])
     counts = variant_counts(row["variants"])
-    assert result.parsed == counts.get("O8", 0)
-    assert result.skipped == sum(n for name, n in counts.items() if name != "O8")
+    read = games_read(row["variants"], GAME_NAMES.values())
+    assert parsed_games(result) == read
+    assert result.parsed == sum(read.values())
+    assert result.skipped == sum(counts.values()) - sum(read.values())
     assert result.rejected == 0, frames(result)["rejects"]["reason"].to_list()
     assert result.hands_found == int(row["hands"])
-    if result.skipped:
-        assert result.skipped_games == {"5 Card Omaha Hi/Lo": result.skipped}
 
 
 
@@ -102,7 +110,8 @@ def test_corpus_audit_has_no_payout_findings(registered: None) -> None:
     tables = [frames(parse_file(row["path"])) for row in manifest()]
     merged = {name: pl.concat([t[name] for t in tables]) for name in tables[0]}
     findings = audit(merged)
-    assert merged["hands"].height == sum(variant_counts(r["variants"]).get("O8", 0) for r in manifest())
+    read = [games_read(row["variants"], GAME_NAMES.values()) for row in manifest()]
+    assert merged["hands"].height == sum(sum(counts.values()) for counts in read)
     assert findings.filter(pl.col("kind").is_in(PAYOUT_KINDS)).height == 0, findings
     # 2022: one "collected 3.38€ from pot" pays the main pot and the winner's unmatched top
     # together; another hand spreads them over "side pot 1" lines. Per player the money is

@@ -14,8 +14,16 @@ import pytest
 import parsers
 from parsers.base import ParseResult
 from parsers.text import decode_lines, decode_text
-from parsers.wpn import WpnParser
-from tests.parsers.corpus import cards, chip_ledger, frames, manifest_rows, variant_counts
+from parsers.wpn import GAME_NAMES, WpnParser
+from tests.parsers.corpus import (
+    cards,
+    chip_ledger,
+    frames,
+    games_read,
+    manifest_rows,
+    parsed_games,
+    variant_counts,
+)
 from tests.shared_data import CORPUS, needs_corpus
 
 PARSER = WpnParser()
@@ -82,8 +90,10 @@ def test_manifest_lists_the_current_format_files() -> None:
 def test_corpus_file_counts(row: dict[str, str]) -> None:
     result = parse_file(row["path"])
     counts = variant_counts(row["variants"])
-    assert result.parsed == counts.get("O8", 0)
-    assert result.skipped == sum(n for name, n in counts.items() if name != "O8")
+    read = games_read(row["variants"], GAME_NAMES.values())
+    assert parsed_games(result) == read
+    assert result.parsed == sum(read.values())
+    assert result.skipped == sum(counts.values()) - sum(read.values())
     assert result.rejected == 0, frames(result)["rejects"]["reason"].to_list()
     assert result.hands_found == int(row["hands"])
 
@@ -93,7 +103,7 @@ def test_corpus_chips_balance() -> None:
     """Σ put in − returned = Σ collected + rake (rake + JP fee), and the total is Σ collected."""
     tables = all_corpus_tables()
     joined = chip_ledger(tables)
-    assert joined.height == 5
+    assert joined.height == 19  # 5 Omaha Hi/Lo hands, 14 Big O (5Card Omaha H/L)
     unbalanced = joined.filter(
         (pl.col("put") - pl.col("returned") != pl.col("collected") + pl.col("rake"))
         | (pl.col("total_pot") != pl.col("collected"))
