@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from parsers.games import HOLE_CARD_COUNTS, OMAHA_HI_LO
+from parsers.games import HOLE_CARD_COUNTS, OMAHA_HI_LO, exposed_count
 from pipeline.betting import keyed_betting_findings
 from pipeline.evaluator import (
     HIGH_CLASS_COUNT,
@@ -319,6 +319,14 @@ def _hole_card_counts(hands: pl.DataFrame) -> np.ndarray:
     )
 
 
+def _exposed_counts(hands: pl.DataFrame) -> pl.Expr:
+    """The board cards each hand's game deals face up before the preflop betting (none where
+    the game is not named)."""
+    if "game" not in hands.columns:
+        return pl.lit(OMAHA_HI_LO.exposed_before_flop)
+    return exposed_count(pl.col("game"))
+
+
 def _card_matrix(cards: pl.Series, width: int) -> np.ndarray:
     """A list column whose rows all hold ``width`` cards → uint8 array (rows, width)."""
     return np.ascontiguousarray(
@@ -587,7 +595,9 @@ def _compare(
     """Expected vs recorded money per hand, pot, board and player, then line by line.
 
     A site that prints no pot number is compared per hand and player (its rows have a null
-    pot_index). So is the owner of an unmatched top paid back as a pot of their own chips
+    pot_index); a site printing one total per player (`SiteProfile.payout_lines`
+    ``per_player``: KingsClub's ``wins (932.50) from pot`` for both boards of a hand run twice)
+    over every board too. So is the owner of an unmatched top paid back as a pot of their own chips
     (``unmatched_owners``): it is no pot anybody contested, and sites print it as its own pot,
     inside the main pot's line (Winamax 2022: ``collected 3.38€ from pot``) or spread over
     the owner's lines; what that player is owed in all is the money. Lines are compared only
@@ -606,6 +616,17 @@ def _compare(
     expected = payouts.with_columns(
         pot_index=pl.when(~_per_hand(pot_unknown, "pot_unknown")).then(pl.col("pot_index"))
     )
+    per_player_sites = [
+        site
+        for site in hands["site"].unique().to_list()
+        if _profile(site).payout_lines == "per_player"
+    ]
+    if per_player_sites:
+        # One line per player for all boards: the boards' shares are compared summed.
+        all_boards = _per_hand(hands["site"].is_in(per_player_sites), "all_boards")
+        board = pl.when(all_boards).then(0).otherwise(pl.col("board_index"))
+        expected = expected.with_columns(board_index=board.cast(expected["board_index"].dtype))
+        recorded = recorded.with_columns(board_index=board.cast(recorded["board_index"].dtype))
     if unmatched_owners.height:
         owners = unmatched_owners.with_columns(owner=pl.lit(True))
 
@@ -877,7 +898,8 @@ def _rake_rules(hands: pl.DataFrame, rake_schedule: str) -> pl.DataFrame:
         "pot_matched",
         "players_dealt",
         "money_scale",
-        saw_flop=pl.col("board").list.len() > 0,
+        # A board longer than the cards the game exposes before the flop (Courchevel's one).
+        saw_flop=pl.col("board").list.len() > _exposed_counts(hands),
         tournament=pl.col("tournament_id").is_not_null(),
         limit_type=pl.col("limit_type"),
         currency=pl.col("currency"),

@@ -599,7 +599,8 @@ def settle_tables(
                 put_in[player] = put_in.get(player, 0) - amount
             elif kind in ("fold", "muck"):
                 out.add(player)
-        dealt = game_named(hand.get("game")).hole_cards
+        game = game_named(hand.get("game"))
+        dealt = game.hole_cards
         contenders = [
             Contender(
                 seat,
@@ -619,7 +620,8 @@ def settle_tables(
                 hand["button_seat"],
                 rake=hand["rake"] or 0,
                 players_dealt=hand["players_dealt"],
-                saw_flop=len(hand["board"]) > 0,
+                # Courchevel's board holds its exposed card before the flop.
+                saw_flop=len(hand["board"]) > game.exposed_before_flop,
             )
         except UnevaluableHand:
             continue
