@@ -23,6 +23,7 @@ from parsers.pacific import PacificParser
 from parsers.partypoker import PartyPokerParser
 from parsers.phh import PhhParser
 from parsers.pkr import PkrParser
+from parsers.pokermaster import PokerMasterParser
 from parsers.pokernow import PokerNowParser
 from parsers.pokerstars import PokerStarsParser
 from parsers.winamax import WinamaxParser
@@ -36,6 +37,7 @@ __all__ = ["PARSERS", "ParseResult", "SiteParser", "detect", "parse_bytes"]
 # ggpoker`): no real Omaha Hi/Lo export exists to confirm its layout (site-formats.md).
 PARSERS: tuple[SiteParser, ...] = (
     PokerStarsParser(),
+    PokerMasterParser(),  # PokerStars' forms under its own header word
     FullTiltParser(),
     PartyPokerParser(),
     PacificParser(),
