@@ -675,10 +675,23 @@ def _compare(
     )
     both = expected_sums.join(
         recorded_sums, on=key, how="full", coalesce=True, nulls_equal=True
-    ).with_columns(
-        pot_expected=pl.col("expected").fill_null(0).sum().over("hand_row", "pot_index", "board_index"),
-        pot_recorded=pl.col("recorded").fill_null(0).sum().over("hand_row", "pot_index", "board_index"),
     )
+    # The money of the pot a row's difference moved within (an odd chip keeps it whole): the
+    # pot's, or the board's of the whole hand where some rows are compared over all pots (an
+    # unmatched top's owner beside players compared pot by pot: a chip moved between them
+    # leaves each pot's sums unequal).
+    merged = pl.col("pot_index").is_null().any().over("hand_row")
+    pot_window = ("hand_row", "pot_index", "board_index")
+
+    def pot_money(column: str) -> pl.Expr:
+        amount = pl.col(column).fill_null(0)
+        return (
+            pl.when(merged)
+            .then(amount.sum().over("hand_row", "board_index"))
+            .otherwise(amount.sum().over(pot_window))
+        )
+
+    both = both.with_columns(pot_expected=pot_money("expected"), pot_recorded=pot_money("recorded"))
     unit_by_site = {site: _profile(site).odd_chip_unit for site in hands["site"].unique()}
     unit = _per_hand(hands["site"].replace_strict(unit_by_site, return_dtype=pl.Int64), "unit")
     difference = (pl.col("recorded").fill_null(0) - pl.col("expected").fill_null(0)).abs()
