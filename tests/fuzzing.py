@@ -34,6 +34,7 @@ import polars as pl
 
 import parsers
 from parsers.base import ParseResult, SiteParser
+from parsers.games import GAMES, hole_card_count
 from parsers.text import UnreadableFile, decode_lines
 from pipeline.ingest.sources import BLOCK_BYTES
 from pipeline.schema import ACTION_KINDS, HAND_TABLES, REJECTS
@@ -748,9 +749,19 @@ def _check_tables(frames: dict[str, pl.DataFrame], site: str) -> list[str]:
     seated = seats.join(unique_ids, on="hand_id", how="semi").group_by("hand_id").len()
     if seated.height and seated["len"].max() > MAX_SEATS:  # type: ignore[operator]
         problems.append(f"a parsed hand with more than {MAX_SEATS} seats")
+    if (~hands["game"].is_in(list(GAMES))).any():
+        problems.append("hands.game not a parsers.games code")
     holes = seats["hole_cards"].drop_nulls()
-    if (holes.list.len() != 4).any():
-        problems.append("seats.hole_cards not 4 cards")
+    # Each seat holds its hand's game's count (a repeated hand id: any of its games' counts).
+    dealt = (
+        seats.filter(pl.col("hole_cards").is_not_null())
+        .join(hands.select("hand_id", "game"), on="hand_id", how="left")
+        .group_by("hand_id", "player", "hole_cards")
+        .agg(counts=hole_card_count(pl.col("game")))
+        .filter(~pl.col("hole_cards").list.len().cast(pl.Int8).is_in(pl.col("counts")))
+    )
+    if dealt.height:
+        problems.append("seats.hole_cards not the game's count of cards")
     problems += _check_cards(holes, "seats.hole_cards")
     problems += _check_cards(frames["showdowns"]["cards"].drop_nulls(), "showdowns.cards")
     problems += _check_dealt_twice(frames)
