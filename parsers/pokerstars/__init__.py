@@ -1,11 +1,20 @@
 """PokerStars hand histories (``PokerStars Hand #`` / ``Game #``), Omaha Hi/Lo in every form.
 
 Two readers, one result. ``compiled_reader`` walks a block's bytes once and reads the usual
-hand; ``block_parser`` reads every other hand of the block with column expressions and explains
-what it cannot store (``compiled_tables`` and ``tables`` turn both into the canonical tables, in
-the block's order). ``forms`` holds the line forms they read. Hands of other games in the same
-file (mixed games, 5 Card Omaha Hi/Lo, Courchevel Hi/Lo) are counted as skipped; a hand whose
-text is damaged or inconsistent is quarantined with a reason, and the rest of the block goes on.
+four-card Omaha Hi/Lo hand; ``block_parser`` reads every other hand of the block with column
+expressions and explains what it cannot store (``compiled_tables`` and ``tables`` turn both into
+the canonical tables, in the block's order). ``forms`` holds the line forms they read.
+
+Games read (``forms.GAME_NAMES``): ``Omaha Hi/Lo`` (``O8``), ``5 Card Omaha Hi/Lo`` (Big O,
+``O8-5card``: ``PokerStars Hand #96961585867:  5 Card Omaha Hi/Lo Pot Limit ($2/$4 USD) - …``),
+``6 Card Omaha Hi/Lo`` (``O8-6card``) and ``Courchevel Hi/Lo`` (``Courchevel-HL``), each hand
+with its own game. Courchevel prints its exposed card after the deal, ``*** PRE-FLOP *** [7h]``,
+and the flop either with it (``*** FLOP *** [7h 5d 3s]``, 2013) or apart (``*** FLOP *** [8s]
+[2c 9h]``, 2017); the exposed card is the board's first card (checked), and a hand that ended
+before the flop has it for board (from the street lines where no ``Board`` line prints it). Hands
+of other games in the same file (hold'em, Omaha high, the rest of a mixed rotation) are counted
+as skipped; a hand whose text is damaged or inconsistent is quarantined with a reason, and the
+rest of the block goes on.
 
 What PokerStars prints, and so what this parser records:
 
