@@ -25,6 +25,7 @@ from pipeline.export import export_dataset, hand_sections
 from pipeline.generate import generate
 from pipeline.ingest import ingest
 from pipeline.schema import HAND_TABLES
+from tests.parsers.corpus import manifest_rows, variant_counts
 from tests.shared_data import CORPUS, needs_corpus
 
 # Columns PHH carries (docs/phh.md lists the others and why they are lost).
@@ -122,13 +123,32 @@ def assert_same(first: Path, second: Path) -> None:
         assert left[name].equals(right[name]), f"{name} differs after the PHH round trip"
 
 
+def omaha_hi_lo_only(path: Path) -> bool:
+    """Whether every hand the MANIFEST lists in the corpus file ``path`` is Omaha Hi/Lo."""
+    row = next(row for row in manifest_rows() if CORPUS / row["path"] == path)
+    return set(variant_counts(row["variants"])) == {"O8"}
+
+
 @needs_corpus
-def test_pokerstars_corpus_round_trip(tmp_path: Path) -> None:
-    first, second = round_trip([CORPUS / "Stars"], tmp_path)
+def test_pokerstars_corpus_round_trip(tmp_path: Path, stars_files: list[Path]) -> None:
+    # PHH has a variant code for Omaha Hi/Lo only: the Big O and Courchevel files are below.
+    first, second = round_trip([path for path in stars_files if omaha_hi_lo_only(path)], tmp_path)
     assert_same(first, second)
     # Real tournament tables list sitting-out players (and deal them in): PHH has no field for
     # them, and they come back.
     assert pl.from_arrow(read_table(first, "seats"))["sitting_out"].any()
+
+
+@needs_corpus
+def test_other_games_are_counted_not_exported(tmp_path: Path, stars_files: list[Path]) -> None:
+    variants = [path for path in stars_files if not omaha_hi_lo_only(path)]
+    summary = ingest(variants, tmp_path / "dataset", workers=1)
+    assert (summary.parsed, summary.duplicates, summary.rejected) == (4, 1, 0)
+    exported = export_dataset(tmp_path / "dataset", tmp_path / "phh")
+    assert exported.not_exported == {
+        "5-Card Omaha Hi/Lo (Big O): PHH has no variant code for it": 2,
+        "Courchevel Hi/Lo: PHH has no variant code for it": 2,
+    }
 
 
 @needs_corpus
