@@ -53,16 +53,23 @@ Board [5c 6c 7d]
 
 
 def tables_of(*texts: str | bytes) -> dict[str, pl.DataFrame]:
-    """The canonical hands, seats and actions tables of hand-history texts."""
+    """The canonical hands, seats and actions tables of hand-history texts; a hand whose
+    number an earlier text holds (the same hand exported twice, a fixture reusing a real
+    hand's number) is kept once, the first, as ingest stores one copy."""
     parts: dict[str, list[pl.DataFrame]] = {name: [] for name in TABLES}
+    seen = pl.DataFrame(schema={"site": pl.String, "hand_id": pl.String})
     for number, text in enumerate(texts):
         data = text.encode() if isinstance(text, str) else text
         result = parse_bytes(data, f"input-{number}.txt")
         assert result is not None and result.rejected == 0 and result.parsed > 0
+        frames = {}
         for name in TABLES:
             frame = pl.from_arrow(result.tables[name])
             assert isinstance(frame, pl.DataFrame)
-            parts[name].append(frame)
+            frames[name] = frame.join(seen, on=["site", "hand_id"], how="anti")
+        seen = pl.concat([seen, frames["hands"].select("site", "hand_id")])
+        for name in TABLES:
+            parts[name].append(frames[name])
     return {name: pl.concat(frames) for name, frames in parts.items()}
 
 
