@@ -333,7 +333,12 @@ class WinamaxParser(TextFormatParser):
     text_format = WinamaxFormat
     # Labelled halves per pot; the printed total pot is net of rake.
     profile: ClassVar[SiteProfile] = SiteProfile(
-        site=SITE, halves_labelled=True, total_pot_is_gross=False, raise_cap=4
+        site=SITE,
+        halves_labelled=True,
+        total_pot_is_gross=False,
+        raise_cap=4,
+        # HandId: #<table>-<the table's hand count>-<unix time> (see SiteProfile.hand_counter).
+        hand_counter=r"^[0-9]+-([0-9]+)-[0-9]+$",
     )
 
     def sniff(self, head: str) -> bool:

@@ -1264,7 +1264,8 @@ def _description_findings(
 # is passed over, and a table going from three or more players to two puts the button on the
 # previous big blind (when that player is still dealt in). Cash tables deal in the seats not sitting out; tournaments deal in every
 # listed seat. A pair is judged only when nothing is missing between the two hands: within two
-# minutes, and no quarantined hand of the same file between them. One query serves the
+# minutes, no quarantined hand of the same file between them, and, where the site's hand ids
+# count the table's hands (`SiteProfile.hand_counter`), counts that follow. One query serves the
 # in-memory audit and the per-unit one (where it is the only check spanning units):
 # ``button_hands`` (site, hand_id, table_name, tournament_id, started_at, button_seat,
 # source_file, source_offset, part_order, row_order), ``button_seats`` (site, hand_id, seat,
@@ -1272,7 +1273,7 @@ def _description_findings(
 _BUTTON_SQL = """
 with hands as (
     select site, hand_id, table_name, tournament_id, started_at, button_seat,
-        source_file, source_offset
+        source_file, source_offset, {hand_counter} as hand_counter
     from button_hands
     {first_copy}
 ),
@@ -1296,7 +1297,8 @@ ordered as (
             lag(button_seat) over table_order as previous_button,
             lag(started_at) over table_order as previous_start,
             lag(source_file) over table_order as previous_file,
-            lag(source_offset) over table_order as previous_offset
+            lag(source_offset) over table_order as previous_offset,
+            hand_counter - lag(hand_counter) over table_order as counted_apart
         from hands
         where table_name is not null and button_seat is not null
         window table_order as (
@@ -1305,6 +1307,7 @@ ordered as (
         )
     )
     where previous_button is not null and started_at - previous_start <= interval 2 minute
+        and coalesce(counted_apart, 1) = 1
 ),
 unbroken as (
     select ordered.*
@@ -1373,6 +1376,25 @@ _BUTTON_COLUMNS = (
 )
 
 
+def _hand_counter_sql() -> str:
+    """The SQL of a hand's table hand count (`SiteProfile.hand_counter`; null where its site's
+    ids carry none, or its id does not match)."""
+    import parsers
+
+    patterns = {
+        parser.site: pattern.replace("'", "''")
+        for parser in parsers.PARSERS
+        if (pattern := _profile(parser.site).hand_counter) is not None
+    }
+    cases = [
+        f"when '{site}' then try_cast(regexp_extract(hand_id, '{pattern}', 1) as bigint)"
+        for site, pattern in patterns.items()
+    ]
+    if not cases:
+        return "cast(null as bigint)"
+    return f"case site {' '.join(cases)} end"
+
+
 def _button_findings(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
     """The button check over in-memory tables (no quarantined hands are known here)."""
     import duckdb
@@ -1401,7 +1423,9 @@ def _button_result(
     connection: object, *, first_copies: bool = True, rejects: bool = True
 ) -> pl.DataFrame:
     query = _BUTTON_SQL.format(
-        first_copy=_FIRST_COPY if first_copies else "", gap_filter=_GAP_FILTER if rejects else ""
+        first_copy=_FIRST_COPY if first_copies else "",
+        gap_filter=_GAP_FILTER if rejects else "",
+        hand_counter=_hand_counter_sql(),
     )
     found = connection.sql(query).pl()  # type: ignore[attr-defined]
     return found.cast(FINDING_SCHEMA) if found.height else _empty_findings()

@@ -145,6 +145,12 @@ class SiteProfile:
         Whether a pot only one player can win (the others put chips in and folded) is printed
         when that player takes it; KingsClub gives it back without a line, as it does an
         uncalled bet, and its summary's nets show the player paid.
+    hand_counter
+        A regular expression whose first group, over a hand's id, is its table's count of hands
+        dealt, where the site's ids carry one (Winamax: ``9247976-232-1478874498`` is hand 232
+        of table 9247976; the 20 hands of one table's 2022 export count 1065 to 1077 and 1083
+        to 1089, the six missing ones 3 min 43 s apart): two hands of a table whose counts do
+        not follow have hands between them, so the button check does not pair them.
     """
 
     site: str
@@ -163,6 +169,7 @@ class SiteProfile:
     sole_pots_printed: bool = True
     low_spare_to_high: bool = False
     tied_halves_apart: bool = False
+    hand_counter: str | None = None
 
     def __post_init__(self) -> None:
         if self.payout_lines not in PAYOUT_LINES:

@@ -135,3 +135,43 @@ def test_a_quarantined_hand_in_between_is_a_gap_not_a_finding(tmp_path: Path) ->
         discrepancies = pl.read_parquet(dataset / "audit" / "discrepancies" / "**" / "*.parquet")
         found[name] = discrepancies.filter(pl.col("kind") == "button")["hand_id"].to_list()
     assert found == {"gap": [], "skipped": ["99631756103"]}
+
+
+def test_hands_a_table_count_shows_apart_are_a_gap_not_a_finding() -> None:
+    """Winamax ids count the table's hands (``9247976-232-…``, SiteProfile.hand_counter):
+    heads-up, hand 232 and hand 238 both have the button on seat 1 (six hands between them),
+    hands 232 and 233 cannot."""
+    start = datetime(2016, 11, 11, 14, 28, tzinfo=UTC)
+
+    def tables(second: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+        hands = pl.DataFrame(
+            {
+                "site": ["winamax", "winamax"],
+                "hand_id": ["9247976-232-1478874498", second],
+                "table_name": ["Göttingen 04"] * 2,
+                "tournament_id": [None, None],
+                "started_at": [start, start + timedelta(seconds=102)],
+                "button_seat": [1, 1],
+                "source_file": ["a.txt", "b.txt"],
+                "source_offset": [0, 0],
+                "hand_row": [0, 1],
+            },
+            schema_overrides={"tournament_id": pl.String, "button_seat": pl.Int16},
+        )
+        seats = pl.DataFrame(
+            {
+                "site": ["winamax"] * 4,
+                "hand_id": ["9247976-232-1478874498"] * 2 + [second] * 2,
+                "seat": [1, 2, 1, 2],
+                "player": ["Player0", "Hero"] * 2,
+                "sitting_out": [False] * 4,
+            },
+            schema_overrides={"seat": pl.Int16},
+        )
+        return hands, seats
+
+    assert _button_findings(*tables("9247976-238-1478874600")).height == 0
+    consecutive = _button_findings(*tables("9247976-233-1478874600"))
+    assert consecutive.select("hand_id", "expected", "recorded").rows() == [
+        ("9247976-233-1478874600", 2, 1)
+    ]
