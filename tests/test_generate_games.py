@@ -89,3 +89,25 @@ def test_many_generated_hands_of_each_game_round_trip(
     by_kind = check_trip(trip, game)
     # Every fault kind the site's text can show was injected and found.
     assert set(by_kind) == set(SITES[site].fault_kinds), by_kind
+
+
+def test_statistics_filter_and_group_by_game(tmp_path: Path) -> None:
+    """`hilo stats --game G` keeps one game's hands and `--by game` splits a player's rows by
+    game: the games' hands add up to the player's."""
+    from pipeline.audit import run_audit
+    from pipeline.generate import generate
+    from pipeline.ingest import ingest
+    from pipeline.stats import compute_stats
+
+    generate(300, 5, tmp_path / "big-o", game="O8-5card", workers=1)
+    generate(300, 6, tmp_path / "o8", workers=1)
+    root = tmp_path / "dataset"
+    ingest([tmp_path / "big-o" / "pokerstars", tmp_path / "o8" / "pokerstars"], root)
+    run_audit(root, rake_schedule="generated")
+    everything = compute_stats(root)
+    by_game = compute_stats(root, by="game")
+    assert set(by_game["game"].to_list()) == {"O8", "O8-5card"}
+    assert by_game["hands"].sum() == everything["hands"].sum()
+    big_o = compute_stats(root, game="O8-5card")
+    assert big_o["hands"].sum() == by_game.filter(pl.col("game") == "O8-5card")["hands"].sum()
+    assert 0 < big_o["hands"].sum() < everything["hands"].sum()
