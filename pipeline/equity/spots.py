@@ -140,9 +140,6 @@ def find_spots(
     folded = players["folded"].to_numpy().astype(bool)
     put_in = players["put_in"].to_numpy().astype(np.int64)
     hole_cards, exposed = _hand_games(hands)
-    hole, hole_known = _hole_rows(players["hole_cards"], hole_cards[hand_of])
-    board, board_complete = _card_rows(hands["board"], 5)
-    board2, board2_complete = _card_rows(hands["board2"], 5)
 
     last_street = np.full(hand_count, -1, dtype=np.int64)
     all_in = np.zeros(players.height, dtype=bool)
@@ -157,18 +154,38 @@ def find_spots(
 
     contender = ~folded
     contenders = np.bincount(hand_of[contender], minlength=hand_count)
-    known = np.bincount(hand_of[contender & hole_known], minlength=hand_count)
     all_in_contenders = np.bincount(hand_of[contender & all_in], minlength=hand_count)
     contested = np.diff(pots.eligible_start) > 0
     hand_has_pot = np.bincount(pots.hand[contested], minlength=hand_count) > 0
+    candidate = (
+        (last_street >= 0) & (last_street <= 2)
+        & (contenders >= 2) & (contenders <= MAX_PLAYERS)
+        & (all_in_contenders >= 1) & (contenders - all_in_contenders <= 1)
+        & hand_has_pot
+    )  # fmt: skip
+    # Cards are read only where every other test passed (a small share of the hands); the
+    # other rows stay zeros, never read.
+    candidate_hands = np.flatnonzero(candidate)
+    candidate_players = np.flatnonzero(candidate[hand_of])
+    hole = np.zeros((players.height, MAX_HOLE_CARDS), dtype=np.uint8)
+    hole_known = np.zeros(players.height, dtype=bool)
+    hole[candidate_players], hole_known[candidate_players] = _hole_rows(
+        players["hole_cards"].gather(candidate_players), hole_cards[hand_of[candidate_players]]
+    )
+    board = np.zeros((hand_count, 5), dtype=np.uint8)
+    board_complete = np.zeros(hand_count, dtype=bool)
+    board[candidate_hands], board_complete[candidate_hands] = _card_rows(
+        hands["board"].gather(candidate_hands), 5
+    )
+    board2 = np.zeros((hand_count, 5), dtype=np.uint8)
+    board2_complete = np.zeros(hand_count, dtype=bool)
+    board2[candidate_hands], board2_complete[candidate_hands] = _card_rows(
+        hands["board2"].gather(candidate_hands), 5
+    )
+    known = np.bincount(hand_of[contender & hole_known], minlength=hand_count)
     two_boards = boards == 2
     boards_ready = board_complete & (~two_boards | board2_complete)
-    is_spot = (
-        (last_street >= 0) & (last_street <= 2)
-        & (contenders >= 2) & (contenders <= MAX_PLAYERS) & (known == contenders)
-        & (all_in_contenders >= 1) & (contenders - all_in_contenders <= 1)
-        & boards_ready & hand_has_pot
-    )  # fmt: skip
+    is_spot = candidate & (known == contenders) & boards_ready
     known_count = np.array(KNOWN_BOARD_CARDS, dtype=np.int64)[np.clip(last_street, 0, 2)]
     known_count = np.where(last_street <= 0, exposed, known_count)
     # Run twice: both boards must share the cards known when the money went in.
@@ -189,21 +206,24 @@ def find_spots(
 
     spot_of_hand = np.full(hand_count, -1, dtype=np.int64)
     spot_of_hand[spot_hands] = np.arange(len(spot_hands))
-    pot_rows: list[int] = []
-    masks: list[int] = []
-    for q in np.flatnonzero(is_spot[pots.hand]) if len(pots.hand) else []:
-        members = pots.eligible[pots.eligible_start[q] : pots.eligible_start[q + 1]]
-        if len(members) == 0:
-            continue
-        pot_rows.append(int(q))
-        masks.append(int(np.bitwise_or.reduce(np.left_shift(1, local[members]))))
-    pot_row = np.array(pot_rows, dtype=np.int64)
+    # The spots' contested pots, each with its eligible players as a bit mask of local indices.
+    candidates = np.flatnonzero(is_spot[pots.hand]) if len(pots.hand) else np.zeros(0, np.int64)
+    member_counts = (pots.eligible_start[candidates + 1] - pots.eligible_start[candidates]).astype(np.int64)
+    pot_row = candidates[member_counts > 0].astype(np.int64)
+    member_counts = member_counts[member_counts > 0]
+    first_member = np.zeros(len(pot_row), dtype=np.int64)
+    np.cumsum(member_counts[:-1], out=first_member[1:])
+    members = (
+        np.repeat(pots.eligible_start[pot_row] - first_member, member_counts)
+        + np.arange(int(member_counts.sum()))
+    )  # fmt: skip
+    bits = np.left_shift(np.int64(1), local[pots.eligible[members]])
+    masks = np.bitwise_or.reduceat(bits, first_member) if len(pot_row) else np.zeros(0, np.int64)
     pot_spot = spot_of_hand[pots.hand[pot_row]] if len(pot_row) else np.zeros(0, np.int64)
     pot_start = np.zeros(len(spot_hands) + 1, dtype=np.int64)
     np.cumsum(np.bincount(pot_spot, minlength=len(spot_hands)), out=pot_start[1:])
     known_board = board[spot_hands].copy()
-    for row, count in enumerate(known_count[spot_hands]):
-        known_board[row, count:] = 0
+    known_board[np.arange(5) >= known_count[spot_hands][:, None]] = 0
     return SpotTable(
         hand_row=spot_hands.astype(np.int64),
         street=last_street[spot_hands],
@@ -218,5 +238,5 @@ def find_spots(
         pot_start=pot_start,
         pot_row=pot_row,
         pot_amount=(pots.amount[pot_row] - pot_rake[pot_row]).astype(np.int64),
-        pot_eligible=np.array(masks, dtype=np.int64),
+        pot_eligible=np.asarray(masks, dtype=np.int64),
     )
