@@ -169,6 +169,68 @@ def test_preflop_board_classes_count_every_board_once() -> None:
     assert np.abs(by_class[5] - dealt[5]).max() <= 1e-9 * max(1.0, float(dealt[5].max()))
 
 
+def test_preflop_board_classes_shortcuts_count_every_board_once() -> None:
+    # Hands chosen for each shortcut of `_preflop_classes`: one player can flush in a suit
+    # (its flush boards counted at once), two can (summed by the order of their flushes),
+    # a side pot without the main pot's only flusher (each class on its own), pairs and
+    # sets that make full houses (a flush no longer beats every hand), and ten players
+    # (more orders of the highs than are summed: the rest recorded one by one).
+    from pipeline.evaluator.api import parse_cards
+
+    def spot(holes: list[str], pots: list[tuple[int, list[int]]], boards: int = 1) -> dict:
+        return {
+            "holes": [tuple(parse_cards(hole).tolist()) for hole in holes],
+            "known": (),
+            "pots": pots,
+            "unit": 1,
+            "boards": boards,
+        }
+
+    spots = [
+        spot(["As Ks 2d 3c", "Qh Jd Tc 4h"], [(1001, [0, 1])]),
+        spot(["As Ks 2d 3c", "Qs Js 4h 5h"], [(999, [0, 1])], boards=2),
+        spot(["Ah 2h 3d 4c", "Ks Kd 5s 6c", "Qs Jc Ts 7d"], [(1500, [0, 1, 2]), (700, [1, 2])]),
+        spot(["Ah Ad Kh Kd", "Qs Qc Js Jc"], [(1234, [0, 1])]),
+        spot(["Ah Ad 2h 3s", "Kc Kd 4c 5d", "8s 8h 7s 7h"], [(3000, [0, 1, 2]), (900, [1, 2])]),
+        spot(
+            ["Ah 2h 3c 4d", "As 2s 5c 6d", "Kh Qh Jc Td", "Ks Qs 9c 8d", "Kc Qc 9h 8h",
+             "Jh Th 9s 8s", "7h 6h 5s 4s", "7c 6c 5h 4h", "3d 2d Jd Qd", "Ad Kd 7d 6s"],
+            [(5000, list(range(10))), (2000, [0, 1, 2, 3, 4]), (800, [0, 1])],
+        ),
+    ]  # fmt: skip
+    by_class = expected_payouts(spot_table(spots), method="exact")
+    dealt = expected_payouts(spot_table(spots), method="enumerate")
+    assert (by_class[3] == STATUS_OK).all() and (by_class[2] == dealt[2]).all()
+    assert np.abs(by_class[0] - dealt[0]).max() <= 1e-9
+    assert np.abs(by_class[5] - dealt[5]).max() <= 1e-9 * max(1.0, float(dealt[5].max()))
+
+
+def crowded_spot(rng: random.Random, players: int, hole_cards: int) -> dict:
+    """A preflop spot whose hands crowd two suits and a few ranks: several flushers in a
+    suit, straight flushes within reach, pairs and sets that make full houses."""
+    suits = rng.sample(range(4), 2)
+    ranks = rng.sample(range(13), 7)
+    pool = [rank * 4 + suit for rank in range(13) for suit in suits]
+    pool += [rank * 4 + suit for rank in ranks for suit in range(4) if suit not in suits]
+    spot = random_spot(rng, players, 0, hole_cards)
+    cards = rng.sample(pool, players * hole_cards)
+    spot["holes"] = [tuple(cards[hole_cards * i : hole_cards * (i + 1)]) for i in range(players)]
+    return spot
+
+
+@pytest.mark.parametrize("hole_cards", [4, 5, 6])
+def test_preflop_board_classes_on_crowded_suits_count_every_board_once(hole_cards: int) -> None:
+    # Random hands where the shortcuts of `_preflop_classes` and `_preflop_heads_up` decide
+    # most boards, against dealing every board.
+    rng = random.Random(70 + hole_cards)
+    spots = [crowded_spot(rng, players, hole_cards) for players in (2, 2, 2, 3, 4, 6)]
+    by_class = expected_payouts(spot_table(spots), method="exact")
+    dealt = expected_payouts(spot_table(spots), method="enumerate")
+    assert (by_class[3] == STATUS_OK).all() and (by_class[2] == dealt[2]).all()
+    assert np.abs(by_class[0] - dealt[0]).max() <= 1e-9
+    assert np.abs(by_class[5] - dealt[5]).max() <= 1e-9 * max(1.0, float(dealt[5].max()))
+
+
 # --- 5 and 6 hole cards (Big O, Courchevel, 6-card Omaha Hi/Lo) ------------------------
 
 

@@ -14,7 +14,9 @@ many boards produced it. The expected amount of a player is then the exact avera
 boards of the integer payouts, odd units included, and a pot's expected amounts sum to the pot.
 
 Preflop spots (about a million boards heads-up) are counted by board classes instead of dealt
-one by one (`_preflop_classes`); a Courchevel preflop spot, one board card known, deals its
+one by one (`_preflop_classes`, `_preflop_heads_up` for two players), reading each player's
+high values from the hole-major high table (`pipeline.equity.high_by_hole`); a Courchevel
+preflop spot, one board card known, deals its
 C(n, 4) boards (about 100,000 heads-up) one by one. A spot may also be sampled (``samples[s]
 > 0`` boards drawn from a generator seeded per spot) or dealt board by board on every street
 (``samples[s] < 0``, to check and measure the classes).
@@ -25,12 +27,20 @@ and a spot that fails a check gets a status instead of a result.
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 from numba import prange
 
 from pipeline.evaluator import kernels, kernels_wide
-from pipeline.evaluator.tables import CARD_INFO_LOW_SHIFT, CARD_INFO_OFFSET
+from pipeline.evaluator.tables import (
+    BOARD_MULTISET_COUNT,
+    CARD_INFO_LOW_SHIFT,
+    CARD_INFO_OFFSET,
+    HOLE_MULTISET_COUNT,
+    _card_table,
+)
 from pipeline.payouts import board_share, settle_board
 
 __all__ = [
@@ -145,36 +155,157 @@ def _record_board(  # type: ignore[no-untyped-def]
     return True
 
 
-@_jit
-def _preflop_classes(  # type: ignore[no-untyped-def]
-    hole, stride, width, first_player, players, in_use, first_pot, pots, pot_eligible, keys,
-    counts, used, card_table, flush_table, low_table, high_table,
-):  # fmt: skip
-    """Every preflop board, counted by class instead of dealt one by one; returns the boards.
+# C(n, k) for the n <= 4 free suits of a rank and the k <= 5 board cards of it (k = 5 is five
+# of a rank: no board).
+_BINOMIAL = np.array(
+    [[1, 0, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0], [1, 2, 1, 0, 0, 0], [1, 3, 3, 1, 0, 0], [1, 4, 6, 4, 1, 0]],
+    dtype=np.int64,
+)
+MAX_ORDERS = 128  # orders of the highs summed per preflop spot; beyond, classes recorded one by one
+_ORDER_SLOTS = 256  # open-addressing slots of the order ids (twice MAX_ORDERS)
+_DIRECT_PLAYERS = 4  # up to this many players an order's id is read at its key (16 bits)
+_LOW_SETS = 256  # a board's low ranks (A..8) as an 8-bit mask
 
-    A board's highs and lows depend only on its rank multiset R, except where one suit s
-    holds three or more of its cards (at most one suit can, in five cards): then the flushes
-    depend on the set T of ranks that suit holds too. The hands are fixed, so this holds for
-    any number of hole cards: without a flush a player's high is a function of the two rank
-    multisets and the low of the two low-rank sets, and a flush needs three board cards of
-    one suit (two of the player's), whose ranks are T. So the boards fall into classes (R) with
-    no flush possible and (R, s, T), |T| >= 3; each class is evaluated once (the evaluator's
-    rank-multiset table, its flush table for the flush classes) and counted by how many boards
-    of the deck it holds: for each rank r of R with multiplicity m and a available suits,
-    C(a, m) ways, C(a - 1, m - 1) with s forced when r is in T, C(a - [s free], m) without s
-    otherwise. The no-flush count of R is its total less its flush classes.
-    """
-    info = _U(CARD_INFO_OFFSET)
-    free_suits = np.zeros(13, dtype=np.int64)  # bit mask of the suits of each rank still in the deck
+_inline = numba.njit(cache=True, nogil=True, inline="always")
+# A part of a board rank multiset is one of its distinct ranks with its multiplicity (1 to 4),
+# rank * _PART_WIDTH + multiplicity; a multiset of fewer than five ranks is padded with the
+# neutral part (one way, no card of any suit).
+_PART_WIDTH = 6
+_NEUTRAL_PART = 13 * _PART_WIDTH
+_PARTS = _NEUTRAL_PART + 1
+
+
+def _board_multisets() -> np.ndarray:
+    """Every board rank multiset but five of a rank (6,175), in the order of its index in
+    the high table (`pipeline.evaluator.tables`): its index, the bit mask of its low ranks
+    (the card table's low bits), its five parts and its count of distinct ranks."""
+    card_table = _card_table()
+    table = []
+    for r4 in range(13):
+        for r3 in range(r4 + 1):
+            for r2 in range(r3 + 1):
+                for r1 in range(r2 + 1):
+                    for r0 in range(r1 + 1):
+                        ranks = (r0, r1, r2, r3, r4)
+                        if r0 == r4:
+                            continue
+                        index = sum(math.comb(rank + position, position + 1)
+                                    for position, rank in enumerate(ranks))  # fmt: skip
+                        low = 0
+                        for rank in ranks:
+                            low |= (int(card_table[CARD_INFO_OFFSET + 4 * rank]) >> LOW_SHIFT) & 0xFF
+                        parts = [rank * _PART_WIDTH + ranks.count(rank) for rank in sorted(set(ranks))]
+                        padding = [_NEUTRAL_PART] * (5 - len(parts))
+                        table.append([index, low, *parts, *padding, len(parts)])
+    return np.array(table, dtype=np.int64)
+
+
+_MULTISETS = _board_multisets()
+
+
+@_inline
+def _order_key(high, players):  # type: ignore[no-untyped-def]
+    """The order of the players' highs: for each player, how many players beat it (4 bits
+    each). Two boards with the same order have the same high winners in every pot."""
+    if players == 3:  # the comparisons written out: no loop, no branch
+        h0, h1, h2 = high[0], high[1], high[2]
+        return (
+            (np.int64(h1 > h0) + np.int64(h2 > h0))
+            | ((np.int64(h0 > h1) + np.int64(h2 > h1)) << 4)
+            | ((np.int64(h0 > h2) + np.int64(h1 > h2)) << 8)
+        )
+    if players == 4:
+        h0, h1, h2, h3 = high[0], high[1], high[2], high[3]
+        return (
+            (np.int64(h1 > h0) + np.int64(h2 > h0) + np.int64(h3 > h0))
+            | ((np.int64(h0 > h1) + np.int64(h2 > h1) + np.int64(h3 > h1)) << 4)
+            | ((np.int64(h0 > h2) + np.int64(h1 > h2) + np.int64(h3 > h2)) << 8)
+            | ((np.int64(h0 > h3) + np.int64(h1 > h3) + np.int64(h2 > h3)) << 12)
+        )
+    key = 0
+    for i in range(players):
+        above = 0
+        mine = high[i]
+        for j in range(players):
+            above += np.int64(high[j] > mine)  # no branch: the comparisons are unpredictable
+        key |= above << (4 * i)
+    return key
+
+
+@_inline
+def _order_id(key, high, players, order_key, order_high, order_slot, orders, summed):  # type: ignore[no-untyped-def]
+    """Small id of the order ``key`` (if new: ``high`` becomes its representative highs and
+    its row of ``summed`` is zeroed), or -1 when `MAX_ORDERS` orders are taken. Up to
+    `_DIRECT_PLAYERS` players ``order_slot`` is indexed by the key itself, beyond it is an
+    open-addressing table of `_ORDER_SLOTS` slots."""
+    if players <= _DIRECT_PLAYERS:
+        slot = key
+    else:
+        slot = ((key * 0x9E3779B97F4A7C15) >> 56) & (_ORDER_SLOTS - 1)
+        while order_slot[slot] >= 0 and order_key[order_slot[slot]] != key:
+            slot = (slot + 1) & (_ORDER_SLOTS - 1)
+    if order_slot[slot] >= 0:
+        return np.int64(order_slot[slot])
+    if orders[0] >= MAX_ORDERS:
+        return np.int64(-1)
+    found = orders[0]
+    order_slot[slot] = found
+    order_key[found] = key
+    for i in range(players):
+        order_high[found, i] = high[i]
+    summed[found, :] = 0
+    orders[0] = found + 1
+    return np.int64(found)
+
+
+@_jit
+def _flush_floor(flush_table):  # type: ignore[no-untyped-def]
+    """The weakest flush's value: every hand without a flush is below it, every full house
+    and quads above it; a flush short of a straight flush is below those."""
+    floor = np.int64(1 << 30)
+    for mask in range(1 << 13):
+        if flush_table[mask] > 0 and flush_table[mask] < floor:
+            floor = np.int64(flush_table[mask])
+    return floor
+
+
+@_jit
+def _deck_ways(in_use):  # type: ignore[no-untyped-def]
+    """The deck's suits by rank (bit mask) and the ways of drawing each part (`_MULTISETS`):
+    C(a, m) in all for a rank with a free suits; by suit, C(a - 1, m - 1) with a card of s
+    (0 if s is gone) and C(a - [s free], m) without. The neutral part: one way, without s."""
+    free_suits = np.zeros(13, dtype=np.int64)
     for card in range(52):
         if not in_use[card]:
             free_suits[card // 4] |= 1 << (card % 4)
-    # The hand's entries of the high table: one for four hole cards (stored three times), the
-    # three four-card subsets that hold every pair for five or six (`kernels_wide`).
-    hole_index = np.empty((players, 3), dtype=np.uint64)
+    way_total = np.zeros(_PARTS, dtype=np.int64)
+    ways_with = np.zeros((4, _PARTS), dtype=np.int64)
+    ways_without = np.zeros((4, _PARTS), dtype=np.int64)
+    way_total[_NEUTRAL_PART] = 1
+    for suit in range(4):
+        ways_without[suit, _NEUTRAL_PART] = 1
+    for rank in range(13):
+        free = _popcount(_U(free_suits[rank]))
+        for count in range(1, _PART_WIDTH):
+            part = rank * _PART_WIDTH + count
+            way_total[part] = _BINOMIAL[free, count]
+            for suit in range(4):
+                has_suit = (free_suits[rank] >> suit) & 1
+                ways_without[suit, part] = _BINOMIAL[free - has_suit, count]
+                if has_suit:
+                    ways_with[suit, part] = _BINOMIAL[free - 1, count - 1]
+    return free_suits, way_total, ways_with, ways_without
+
+
+@_jit
+def _hands(hole, stride, width, first_player, players, card_table):  # type: ignore[no-untyped-def]
+    """Each player's rows of the hole-major high table (one for four hole cards, the three
+    four-card subsets that hold every pair for five or six, `kernels_wide`), low ranks
+    (8-bit mask) and ranks of each suit (13-bit masks)."""
+    info = _U(CARD_INFO_OFFSET)
+    rows = np.empty((players, 3), dtype=np.int64)
     hole_low = np.empty(players, dtype=np.uint64)
-    hole_suit = np.empty((players, 4), dtype=np.uint64)  # rank mask of each suit in the hand
-    hole_suit_count = np.zeros((players, 4), dtype=np.int64)
+    hole_suit = np.empty((players, 4), dtype=np.uint64)
     for i in range(players):
         base = _U((first_player + i) * stride)
         i0 = card_table[info + _U(hole[base])]
@@ -185,91 +316,527 @@ def _preflop_classes(  # type: ignore[no-untyped-def]
         i5 = card_table[info + _U(hole[base + _U(5)])] if width >= 6 else _U(0)
         if width == 4:
             index = kernels._hole_index(card_table, i0, i1, i2, i3)
-            hole_index[i, 0], hole_index[i, 1], hole_index[i, 2] = index, index, index
+            first, second, third = index, index, index
         else:
             first, second, third = kernels_wide._cover_indices(
                 card_table, width == 6, i0, i1, i2, i3, i4, i5
             )
-            hole_index[i, 0], hole_index[i, 1], hole_index[i, 2] = first, second, third
+        rows[i, 0] = np.int64(first) * BOARD_MULTISET_COUNT
+        rows[i, 1] = np.int64(second) * BOARD_MULTISET_COUNT
+        rows[i, 2] = np.int64(third) * BOARD_MULTISET_COUNT
         hole_low[i] = ((i0 | i1 | i2 | i3 | i4 | i5) >> _U(LOW_SHIFT)) & _U(0xFF)
         for suit in range(4):
             hole_suit[i, suit] = kernels._suit_rank_mask(hole, base, width, _U(suit))
-            hole_suit_count[i, suit] = _popcount(hole_suit[i, suit])
+    return rows, hole_low, hole_suit
+
+
+@_jit
+def _straight_flush_needs(mine, needs):  # type: ignore[no-untyped-def]
+    """Write into ``needs`` the three board ranks that complete a straight flush with two of
+    the ranks ``mine`` of a suit (the ace plays low in the wheel); return how many."""
+    count = 0
+    for lowest in range(-1, 9):  # -1: the wheel, A2345
+        window = 0
+        for rank in range(lowest, lowest + 5):
+            window |= 1 << (rank if rank >= 0 else 12)
+        inside = mine & window
+        for a in range(13):
+            for b in range(a + 1, 13):
+                pair = (1 << a) | (1 << b)
+                if inside & pair == pair:
+                    needs[count] = window & ~pair
+                    count += 1
+    return count
+
+
+@_inline
+def _suit_boards(ways_with, ways_without, suit, m):  # type: ignore[no-untyped-def]
+    """Boards of multiset ``m`` with three or more cards of ``suit``: the product over its
+    parts of (ways without s) + (ways with s) x, its coefficients of x^3 and above."""
+    e0, e1, e2, e3 = 1, 0, 0, 0
+    for position in range(2, 7):
+        part = _MULTISETS[m, position]
+        c0 = ways_without[suit, part]
+        c1 = ways_with[suit, part]
+        e3 = e3 * c0 + (e3 + e2) * c1
+        e2 = e2 * c0 + e1 * c1
+        e1 = e1 * c0 + e0 * c1
+        e0 = e0 * c0
+    return e3
+
+
+@_inline
+def _within_reach(m, kinds, free_suits, suit, needs, need_count):  # type: ignore[no-untyped-def]
+    """Whether the ranks of multiset ``m`` still holding a card of ``suit`` include one of
+    the rank triples ``needs`` (a straight flush's)."""
+    ranks = 0
+    for k in range(kinds):
+        rank = _MULTISETS[m, 2 + k] // _PART_WIDTH
+        if (free_suits[rank] >> suit) & 1:
+            ranks |= 1 << rank
+    for n in range(need_count):
+        if needs[n] & ~ranks == 0:
+            return True
+    return False
+
+
+@_jit
+def _preflop_classes(  # type: ignore[no-untyped-def]
+    hole, stride, width, first_player, players, in_use, first_pot, pots, pot_eligible, keys,
+    counts, used, card_table, flush_table, low_table, high_by_hole,
+):  # fmt: skip
+    """Every preflop board, counted by class instead of dealt one by one; returns the boards
+    (-1 when an outcome table is full).
+
+    A board's highs and lows depend only on its rank multiset R, except where one suit s
+    holds three or more of its cards (at most one suit can, in five cards): then the flushes
+    depend on the set T of ranks that suit holds too. The hands are fixed, so this holds for
+    any number of hole cards: without a flush a player's high is a function of the two rank
+    multisets and the low of the two low-rank sets, and a flush needs three board cards of
+    one suit (two of the player's), whose ranks are T. So the boards fall into classes (R)
+    with no flush possible and (R, s, T), |T| >= 3, each counted by how many boards of the
+    deck it holds: for each rank r of R with multiplicity m and a available suits, C(a, m)
+    ways, C(a - 1, m - 1) with s forced when r is in T, C(a - [s free], m) without s
+    otherwise. The no-flush count of R is its total less its flush classes.
+
+    Work saved, every count still exact:
+
+    - a suit in which no player holds two cards (or with fewer than three ranks left in the
+      deck) flushes nobody: its flush boards play as R and are never split off;
+    - a board's outcome is the order of its highs (`_order_key`) with its low ranks (each
+      player's low is a function of the board's low-rank set), so classes are summed by
+      (order, low ranks) and each sum is recorded once, at the end;
+    - when nobody has a full house or better on R, any flush beats every hand on R: in a
+      flush class the players who can flush in s outrank the others, who keep R's order.
+      With one such player every flush class of (R, s) has one order, R's with that player
+      on top, and its boards are counted at once (`_suit_boards`: boards of R with three or
+      more cards of s, the product of each rank's ways without s and with s as a polynomial
+      in the cards of s), summed after the loop by R's order and low ranks. With several,
+      and each pot contested by one of them, the order is that of their flushes, a function
+      of T alone, kept per (s, T);
+    - when someone has a full house on R, a flush short of a straight flush still ranks
+      below every full house and above every hand below one: with one flusher the flush
+      classes of (R, s) again share one order, unless R's ranks of s hold a straight flush
+      for it (`_within_reach`).
+
+    Two players take `_preflop_heads_up`, the same classes with three orders.
+
+    The high values of R are read from ``high_by_hole``, the evaluator's high table hole-major
+    (`pipeline.equity.high_by_hole`): each player's 6,188 values are one contiguous row.
+    """
+    flush_floor = _flush_floor(flush_table)
+    free_suits, way_total, ways_with, ways_without = _deck_ways(in_use)
+    rows, hole_low, hole_suit = _hands(hole, stride, width, first_player, players, card_table)
+    # The suits someone can flush in, their players (two or more cards of the suit), each
+    # such (suit, player)'s row of the flush memo, and whether every pot has one of them.
+    flush_suits = np.empty(4, dtype=np.int64)
+    suit_count = 0
+    suited = np.zeros((4, players), dtype=np.int64)
+    suited_count = np.zeros(4, dtype=np.int64)
+    memo_row = np.zeros((4, players), dtype=np.int64)
+    memo_rows = 0
+    every_pot = np.zeros(4, dtype=np.bool_)
+    for suit in range(4):
+        ranks_free = 0
+        for rank in range(13):
+            ranks_free += (free_suits[rank] >> suit) & 1
+        if ranks_free < 3:
+            continue
+        mask = 0
+        for i in range(players):
+            if _popcount(hole_suit[i, suit]) >= 2:
+                suited[suit, suited_count[suit]] = i
+                memo_row[suit, i] = memo_rows
+                memo_rows += 1
+                suited_count[suit] += 1
+                mask |= 1 << i
+        if suited_count[suit] > 0:
+            flush_suits[suit_count] = suit
+            suit_count += 1
+            every_pot[suit] = True
+            for q in range(pots):
+                if pot_eligible[first_pot + q] & mask == 0:
+                    every_pot[suit] = False
+    # A suit's only flusher: the rank triples that complete a straight flush for it.
+    straight_flush_need = np.zeros((4, 10 * 15), dtype=np.int64)
+    straight_flush_count = np.zeros(4, dtype=np.int64)
+    for suit in range(4):
+        if suited_count[suit] == 1:
+            straight_flush_count[suit] = _straight_flush_needs(
+                np.int64(hole_suit[suited[suit, 0], suit]), straight_flush_need[suit]
+            )
+    order_key = np.empty(MAX_ORDERS, dtype=np.int64)
+    order_high = np.empty((MAX_ORDERS, players), dtype=np.int64)  # highs of that order
+    order_slot = np.full(
+        1 << (4 * players) if players <= _DIRECT_PLAYERS else _ORDER_SLOTS, -1, dtype=np.int16
+    )
+    orders = np.zeros(1, dtype=np.int64)
+    summed = np.empty((MAX_ORDERS, _LOW_SETS), dtype=np.int64)  # boards by order and low ranks
+    # Made on first use (most multisets never need them): flushes by memo row and T, the
+    # order of a class of several flushers by suit and T.
+    flush_value = np.empty((0, 1 << 13), dtype=np.int32)
+    order_of = np.empty((0, 1 << 13), dtype=np.int16)
     high = np.empty(players, dtype=np.int64)
     low = np.empty(players, dtype=np.int64)
     plain_high = np.empty(players, dtype=np.int64)
-    ranks = np.empty(5, dtype=np.int64)
     distinct = np.empty(5, dtype=np.int64)
-    multiplicity = np.empty(5, dtype=np.int64)
+    with_suit = np.empty(5, dtype=np.int64)  # ways of a rank of R with its card of s
+    without_suit = np.empty(5, dtype=np.int64)  # ways of a rank of R without s
+    cell = np.full(_MULTISETS.shape[0], -1, dtype=np.int64)  # R's order and low ranks, deferred
+    wide = width != 4
     boards = 0
-    for r0 in range(13):
-        for r1 in range(r0, 13):
-            for r2 in range(r1, 13):
-                for r3 in range(r2, 13):
-                    for r4 in range(r3, 13):
-                        ranks[0], ranks[1], ranks[2], ranks[3], ranks[4] = r0, r1, r2, r3, r4
-                        kinds = 0
-                        for position in range(5):
-                            if kinds > 0 and distinct[kinds - 1] == ranks[position]:
-                                multiplicity[kinds - 1] += 1
-                            else:
-                                distinct[kinds] = ranks[position]
-                                multiplicity[kinds] = 1
-                                kinds += 1
-                        total = 1
-                        for k in range(kinds):
-                            total *= _combinations(_popcount(_U(free_suits[distinct[k]])), multiplicity[k])
-                        if total == 0:
-                            continue
-                        j0 = card_table[info + _U(r0 * 4)]
-                        j1 = card_table[info + _U(r1 * 4)]
-                        j2 = card_table[info + _U(r2 * 4)]
-                        j3 = card_table[info + _U(r3 * 4)]
-                        j4 = card_table[info + _U(r4 * 4)]
-                        offset = kernels._board_offset(card_table, j0, j1, j2, j3, j4)
-                        board_low = ((j0 | j1 | j2 | j3 | j4) >> _U(LOW_SHIFT)) & _U(0xFF)
+    for m in range(_MULTISETS.shape[0]):  # every board rank multiset R, in index order
+        p0, p1, p2, p3, p4 = (_MULTISETS[m, 2], _MULTISETS[m, 3], _MULTISETS[m, 4],
+                              _MULTISETS[m, 5], _MULTISETS[m, 6])  # fmt: skip
+        total = way_total[p0] * way_total[p1] * way_total[p2] * way_total[p3] * way_total[p4]
+        if total == 0:
+            continue
+        row = _MULTISETS[m, 0]
+        board_low = _U(_MULTISETS[m, 1])
+        kinds = _MULTISETS[m, 7]
+        best_plain = np.int64(0)
+        for i in range(players):
+            value = np.int64(high_by_hole[rows[i, 0] + row])
+            if wide:
+                value = max(value, np.int64(high_by_hole[rows[i, 1] + row]),
+                            np.int64(high_by_hole[rows[i, 2] + row]))  # fmt: skip
+            plain_high[i] = value
+            best_plain = max(best_plain, value)
+        below_flushes = best_plain < flush_floor
+        # R's order (-1 past `MAX_ORDERS`); a known one read here directly (measured faster).
+        key = _order_key(plain_high, players)
+        plain_order = np.int64(order_slot[key]) if players <= _DIRECT_PLAYERS else np.int64(-1)
+        if plain_order < 0:
+            plain_order = _order_id(key, plain_high, players, order_key, order_high, order_slot,
+                                    orders, summed)  # fmt: skip
+        # Nobody has a full house: the boards of a suit with one flusher move to R's order
+        # with the flusher on top, summed for every such R after this loop.
+        deferred = below_flushes and plain_order >= 0
+        if deferred:
+            cell[m] = plain_order * _LOW_SETS + np.int64(board_low)
+        flush_boards = 0
+        for f in range(suit_count):
+            suit = flush_suits[f]
+            if suited_count[suit] == 1:
+                if deferred:
+                    continue
+                e3 = _suit_boards(ways_with, ways_without, suit, m)
+                if e3 == 0:
+                    continue
+                # A full house on R: still one order if the flusher cannot make a straight
+                # flush with ranks of R.
+                if below_flushes or not _within_reach(
+                    m, kinds, free_suits, suit, straight_flush_need[suit],
+                    straight_flush_count[suit],
+                ):  # fmt: skip
+                    # Any flush short of a straight flush ranks above every
+                    # hand below a full house and below every full house.
+                    for i in range(players):
+                        high[i] = plain_high[i]
+                    flusher = suited[suit, 0]
+                    high[flusher] = max(plain_high[flusher], flush_floor)
+                    order = _order_id(_order_key(high, players), high, players, order_key,
+                                      order_high, order_slot, orders, summed)  # fmt: skip
+                    if order >= 0:
+                        summed[order, board_low] += e3
+                    else:
                         for i in range(players):
-                            plain_high[i] = max(
-                                high_table[offset + hole_index[i, 0]],
-                                high_table[offset + hole_index[i, 1]],
-                                high_table[offset + hole_index[i, 2]],
-                            )
                             low[i] = low_table[(board_low << _U(8)) | hole_low[i]]
-                        flush_boards = 0
-                        for suit in range(4):
-                            for chosen in range(1 << kinds):
-                                if _popcount(_U(chosen)) < 3:
-                                    continue
-                                count = 1
-                                suit_ranks = _U(0)
-                                for k in range(kinds):
-                                    suits = free_suits[distinct[k]]
-                                    has_suit = (suits >> suit) & 1
-                                    if chosen & (1 << k):
-                                        if not has_suit:
-                                            count = 0
-                                            break
-                                        count *= _combinations(_popcount(_U(suits)) - 1, multiplicity[k] - 1)
-                                        suit_ranks |= _U(1) << _U(distinct[k])
-                                    else:
-                                        count *= _combinations(_popcount(_U(suits)) - has_suit, multiplicity[k])
-                                if count == 0:
-                                    continue
-                                for i in range(players):
-                                    high[i] = plain_high[i]
-                                    if hole_suit_count[i, suit] >= 2:
-                                        high[i] = max(high[i], np.int64(kernels._best_flush(
-                                            hole_suit[i, suit], suit_ranks, flush_table)))
-                                if not _record_board(high, low, 0, players, first_pot, pots,
-                                                     pot_eligible, keys, counts, used, count):
-                                    return -1
-                                flush_boards += count
-                        if total > flush_boards:
-                            if not _record_board(plain_high, low, 0, players, first_pot, pots,
-                                                 pot_eligible, keys, counts, used,
-                                                 total - flush_boards):
-                                return -1
-                        boards += total
+                        if not _record_board(high, low, 0, players, first_pot, pots,
+                                             pot_eligible, keys, counts, used, e3):  # fmt: skip
+                            return -1
+                    flush_boards += e3
+                    continue
+            # Several flushers, or a straight flush in reach: class by class.
+            if flush_value.shape[0] == 0:
+                flush_value = np.full((memo_rows, 1 << 13), -1, dtype=np.int32)
+                order_of = np.full((4, 1 << 13), -2, dtype=np.int16)
+            eligible = 0  # kinds of R whose rank still has a card of s
+            for k in range(kinds):
+                part = _MULTISETS[m, 2 + k]
+                distinct[k] = part // _PART_WIDTH
+                without_suit[k] = ways_without[suit, part]
+                with_suit[k] = ways_with[suit, part]
+                if (free_suits[distinct[k]] >> suit) & 1:
+                    eligible |= 1 << k
+            if _popcount(_U(eligible)) < 3:
+                continue
+            chosen = eligible
+            while chosen:
+                if _popcount(_U(chosen)) < 3:
+                    chosen = (chosen - 1) & eligible
+                    continue
+                count = 1
+                suit_ranks = 0  # T
+                for k in range(kinds):
+                    if chosen & (1 << k):
+                        count *= with_suit[k]
+                        suit_ranks |= 1 << distinct[k]
+                    else:
+                        count *= without_suit[k]
+                chosen = (chosen - 1) & eligible
+                if count == 0:
+                    continue
+                if below_flushes and every_pot[suit]:
+                    # The flushers' order, the others below them (at 0).
+                    order = np.int64(order_of[suit, suit_ranks])
+                    if order == -2:
+                        for i in range(players):
+                            high[i] = 0
+                        for j in range(suited_count[suit]):
+                            i = suited[suit, j]
+                            value = np.int32(kernels._best_flush(
+                                hole_suit[i, suit], _U(suit_ranks), flush_table))  # fmt: skip
+                            flush_value[memo_row[suit, i], suit_ranks] = value
+                            high[i] = value
+                        order = _order_id(_order_key(high, players), high, players,
+                                          order_key, order_high, order_slot, orders, summed)  # fmt: skip
+                        order_of[suit, suit_ranks] = order
+                    if order >= 0:
+                        summed[order, board_low] += count
+                        flush_boards += count
+                        continue
+                changed = False
+                for i in range(players):
+                    high[i] = plain_high[i]
+                for j in range(suited_count[suit]):
+                    i = suited[suit, j]
+                    value = flush_value[memo_row[suit, i], suit_ranks]
+                    if value < 0:
+                        value = np.int32(kernels._best_flush(
+                            hole_suit[i, suit], _U(suit_ranks), flush_table))  # fmt: skip
+                        flush_value[memo_row[suit, i], suit_ranks] = value
+                    if value > high[i]:
+                        high[i] = value
+                        changed = True
+                if not changed:
+                    continue  # plays as R
+                order = _order_id(_order_key(high, players), high, players,
+                                  order_key, order_high, order_slot, orders, summed)  # fmt: skip
+                if order >= 0:
+                    summed[order, board_low] += count
+                else:
+                    for i in range(players):
+                        low[i] = low_table[(board_low << _U(8)) | hole_low[i]]
+                    if not _record_board(high, low, 0, players, first_pot, pots,
+                                         pot_eligible, keys, counts, used, count):  # fmt: skip
+                        return -1
+                flush_boards += count
+        if total > flush_boards:
+            if plain_order >= 0:
+                summed[plain_order, board_low] += total - flush_boards
+            else:
+                for i in range(players):
+                    low[i] = low_table[(board_low << _U(8)) | hole_low[i]]
+                if not _record_board(plain_high, low, 0, players, first_pot, pots,
+                                     pot_eligible, keys, counts, used,
+                                     total - flush_boards):  # fmt: skip
+                    return -1
+        boards += total
+    # The deferred flush boards: for each suit with one flusher, the boards of three or more
+    # cards of it (the product over R's parts of (ways without s) + (ways with s) x, its
+    # coefficient of x^3 and above) summed by R's order and low ranks, then moved from that
+    # order to the same order with the flusher on top (built from the order alone: the
+    # flusher above everyone, the others as they were).
+    plain_orders = orders[0]
+    moved = np.empty(plain_orders * _LOW_SETS, dtype=np.int64)
+    for f in range(suit_count):
+        suit = flush_suits[f]
+        if suited_count[suit] != 1:
+            continue
+        moved[:] = 0
+        for m in range(_MULTISETS.shape[0]):
+            target = cell[m]
+            if target >= 0:
+                moved[target] += _suit_boards(ways_with, ways_without, suit, m)
+        flusher = suited[suit, 0]
+        for order in range(plain_orders):
+            key = order_key[order]
+            flusher_above = (key >> (4 * flusher)) & 15
+            raised_key = 0
+            for i in range(players):
+                above = (key >> (4 * i)) & 15
+                if i == flusher:
+                    above = 0
+                elif above <= flusher_above:
+                    above += 1  # the flusher did not beat this player; now it does
+                raised_key |= above << (4 * i)
+                high[i] = players - above  # a high vector of that order
+            raised_order = np.int64(-2)
+            for board_low in range(_LOW_SETS):
+                count = moved[order * _LOW_SETS + board_low]
+                if count == 0:
+                    continue
+                summed[order, board_low] -= count
+                if raised_order == -2:
+                    raised_order = _order_id(raised_key, high, players, order_key, order_high,
+                                             order_slot, orders, summed)  # fmt: skip
+                if raised_order >= 0:
+                    summed[raised_order, board_low] += count
+                else:
+                    for i in range(players):
+                        low[i] = low_table[(_U(board_low) << _U(8)) | hole_low[i]]
+                    if not _record_board(high, low, 0, players, first_pot, pots, pot_eligible,
+                                         keys, counts, used, count):  # fmt: skip
+                        return -1
+    for order in range(orders[0]):
+        for i in range(players):
+            high[i] = order_high[order, i]
+        for board_low in range(_LOW_SETS):
+            if summed[order, board_low] == 0:
+                continue
+            for i in range(players):
+                low[i] = low_table[(_U(board_low) << _U(8)) | hole_low[i]]
+            if not _record_board(high, low, 0, players, first_pot, pots, pot_eligible, keys,
+                                 counts, used, summed[order, board_low]):  # fmt: skip
+                return -1
+    return boards
+
+
+@_jit
+def _preflop_heads_up(  # type: ignore[no-untyped-def]
+    hole, stride, width, first_player, in_use, first_pot, pots, pot_eligible, keys, counts,
+    used, card_table, flush_table, low_table, high_by_hole,
+):  # fmt: skip
+    """`_preflop_classes` for two players, the common spot: a board's outcome is which of
+    them holds the better high, or both (three orders), with its low ranks. Per multiset R,
+    each suit one player can flush in: with no full house on R the flusher wins the high on
+    every flush board of R; with one, a flush short of a straight flush ranks below it, so
+    the order still holds for all of them unless a straight flush is within reach. Both
+    players flushing in a suit, or a straight flush within reach: class by class."""
+    flush_floor = _flush_floor(flush_table)
+    free_suits, way_total, ways_with, ways_without = _deck_ways(in_use)
+    rows, hole_low, hole_suit = _hands(hole, stride, width, first_player, 2, card_table)
+    # Per suit: who can flush in it (bit i: player i holds two of it; three of its ranks
+    # must be left), and a single flusher's straight flush triples.
+    flushers = np.zeros(4, dtype=np.int64)
+    flush_suits = np.empty(4, dtype=np.int64)
+    suit_count = 0
+    needs = np.zeros((4, 10 * 15), dtype=np.int64)
+    need_count = np.zeros(4, dtype=np.int64)
+    for suit in range(4):
+        ranks_free = 0
+        for rank in range(13):
+            ranks_free += (free_suits[rank] >> suit) & 1
+        if ranks_free < 3:
+            continue
+        for i in range(2):
+            if _popcount(hole_suit[i, suit]) >= 2:
+                flushers[suit] |= 1 << i
+        if flushers[suit] == 0:
+            continue
+        flush_suits[suit_count] = suit
+        suit_count += 1
+        if flushers[suit] != 3:
+            flusher = flushers[suit] >> 1
+            need_count[suit] = _straight_flush_needs(np.int64(hole_suit[flusher, suit]), needs[suit])
+    # Flushes by player, suit and T, made on first use (most spots never need one).
+    flush_value = np.empty((2, 4, 0), dtype=np.int32)
+    summed = np.zeros((3, _LOW_SETS), dtype=np.int64)  # by order (tie, 0 best, 1 best), low ranks
+    distinct = np.empty(5, dtype=np.int64)
+    with_suit = np.empty(5, dtype=np.int64)
+    without_suit = np.empty(5, dtype=np.int64)
+    wide = width != 4
+    boards = 0
+    for m in range(_MULTISETS.shape[0]):  # every board rank multiset R, in index order
+        total = (way_total[_MULTISETS[m, 2]] * way_total[_MULTISETS[m, 3]]
+                 * way_total[_MULTISETS[m, 4]] * way_total[_MULTISETS[m, 5]]
+                 * way_total[_MULTISETS[m, 6]])  # fmt: skip
+        if total == 0:
+            continue
+        row = _MULTISETS[m, 0]
+        board_low = _MULTISETS[m, 1]
+        kinds = _MULTISETS[m, 7]
+        h0 = np.int64(high_by_hole[rows[0, 0] + row])
+        h1 = np.int64(high_by_hole[rows[1, 0] + row])
+        if wide:
+            h0 = max(h0, np.int64(high_by_hole[rows[0, 1] + row]),
+                     np.int64(high_by_hole[rows[0, 2] + row]))  # fmt: skip
+            h1 = max(h1, np.int64(high_by_hole[rows[1, 1] + row]),
+                     np.int64(high_by_hole[rows[1, 2] + row]))  # fmt: skip
+        flush_boards = 0
+        for f in range(suit_count):
+            suit = flush_suits[f]
+            e3 = _suit_boards(ways_with, ways_without, suit, m)
+            if e3 == 0:
+                continue
+            mask = flushers[suit]
+            if mask != 3:
+                flusher = mask >> 1
+                mine = h0 if flusher == 0 else h1
+                theirs = h1 if flusher == 0 else h0
+                if mine < flush_floor and theirs < flush_floor:
+                    summed[1 + flusher, board_low] += e3
+                    flush_boards += e3
+                    continue
+                if not _within_reach(m, kinds, free_suits, suit, needs[suit], need_count[suit]):
+                    if mine >= flush_floor:
+                        continue  # the flusher's full house beats its flushes: plays as R
+                    # its flush against the other's full house (or better)
+                    summed[2 - flusher, board_low] += e3
+                    flush_boards += e3
+                    continue
+            # Class by class: T, the ranks of the suit's three or more board cards.
+            if flush_value.shape[2] == 0:
+                flush_value = np.full((2, 4, 1 << 13), -1, dtype=np.int32)
+            eligible = 0
+            for k in range(kinds):
+                part = _MULTISETS[m, 2 + k]
+                distinct[k] = part // _PART_WIDTH
+                without_suit[k] = ways_without[suit, part]
+                with_suit[k] = ways_with[suit, part]
+                if (free_suits[distinct[k]] >> suit) & 1:
+                    eligible |= 1 << k
+            chosen = eligible
+            while chosen:
+                if _popcount(_U(chosen)) < 3:
+                    chosen = (chosen - 1) & eligible
+                    continue
+                count = 1
+                suit_ranks = 0
+                for k in range(kinds):
+                    if chosen & (1 << k):
+                        count *= with_suit[k]
+                        suit_ranks |= 1 << distinct[k]
+                    else:
+                        count *= without_suit[k]
+                chosen = (chosen - 1) & eligible
+                if count == 0:
+                    continue
+                a = h0
+                b = h1
+                for i in range(2):
+                    if mask & (1 << i):
+                        value = flush_value[i, suit, suit_ranks]
+                        if value < 0:
+                            value = np.int32(kernels._best_flush(
+                                hole_suit[i, suit], _U(suit_ranks), flush_table))  # fmt: skip
+                            flush_value[i, suit, suit_ranks] = value
+                        if i == 0:
+                            a = max(a, np.int64(value))
+                        else:
+                            b = max(b, np.int64(value))
+                if a == h0 and b == h1:
+                    continue  # plays as R
+                order = 1 if a > b else (2 if b > a else 0)
+                summed[order, board_low] += count
+                flush_boards += count
+        order = 1 if h0 > h1 else (2 if h1 > h0 else 0)
+        summed[order, board_low] += total - flush_boards
+        boards += total
+    high = np.empty(2, dtype=np.int64)
+    low = np.empty(2, dtype=np.int64)
+    for order in range(3):
+        high[0] = 2 if order == 1 else 1
+        high[1] = 2 if order == 2 else 1
+        for board_low in range(_LOW_SETS):
+            if summed[order, board_low] == 0:
+                continue
+            for i in range(2):
+                low[i] = low_table[(_U(board_low) << _U(8)) | hole_low[i]]
+            if not _record_board(high, low, 0, 2, first_pot, pots, pot_eligible, keys, counts,
+                                 used, summed[order, board_low]):  # fmt: skip
+                return -1
     return boards
 
 
@@ -302,8 +869,8 @@ def _settle_outcome(  # type: ignore[no-untyped-def]
 def _spot(  # type: ignore[no-untyped-def]
     s, player_start, hole, hole_stride, hole_count, known, known_count, pot_start, pot_amount,
     pot_eligible, unit, board_count, samples, seeds, expected, spread, variance, boards_seen,
-    card_table, flush_table, low_table, high_table, boards, board_data, holes, board_index, high,
-    low, keys, counts, used,
+    card_table, flush_table, low_table, high_table, high_by_hole, boards, board_data, holes,
+    board_index, high, low, keys, counts, used,
 ):  # fmt: skip
     """Enumerate spot ``s`` (or, when ``samples[s] > 0``, draw that many boards at random
     from a generator seeded with ``seeds[s]``); write its expected amounts and their standard
@@ -369,10 +936,19 @@ def _spot(  # type: ignore[no-untyped-def]
     choice = np.arange(drawn)
     remaining = total
     if dealt == 0 and samples[s] == 0:
-        counted = _preflop_classes(
-            hole, hole_stride, width, first_player, players, in_use, first_pot, pots,
-            pot_eligible, keys, counts, used, card_table, flush_table, low_table, high_table,
-        )  # fmt: skip
+        if high_by_hole.shape[0] != BOARD_MULTISET_COUNT * HOLE_MULTISET_COUNT:
+            return STATUS_BAD_INPUT  # not the hole-major high table
+        if players == 2:
+            counted = _preflop_heads_up(
+                hole, hole_stride, width, first_player, in_use, first_pot, pots, pot_eligible,
+                keys, counts, used, card_table, flush_table, low_table, high_by_hole,
+            )  # fmt: skip
+        else:
+            counted = _preflop_classes(
+                hole, hole_stride, width, first_player, players, in_use, first_pot, pots,
+                pot_eligible, keys, counts, used, card_table, flush_table, low_table,
+                high_by_hole,
+            )  # fmt: skip
         if counted < 0:
             return STATUS_TOO_MANY_OUTCOMES
         if counted != total:  # every board counted once, or not a result
@@ -525,7 +1101,7 @@ def _spot(  # type: ignore[no-untyped-def]
 def _spots(  # type: ignore[no-untyped-def]
     first, last, player_start, hole, hole_stride, hole_count, known, known_count, pot_start,
     pot_amount, pot_eligible, unit, board_count, samples, seeds, expected, spread, variance,
-    boards_seen, status, card_table, flush_table, low_table, high_table,
+    boards_seen, status, card_table, flush_table, low_table, high_table, high_by_hole,
 ):  # fmt: skip
     """Enumerate spots ``first:last`` with one set of work buffers."""
     boards = np.empty(BOARD_CHUNK * 5, dtype=np.uint8)
@@ -542,8 +1118,8 @@ def _spots(  # type: ignore[no-untyped-def]
         status[s] = _spot(
             s, player_start, hole, hole_stride, hole_count, known, known_count, pot_start,
             pot_amount, pot_eligible, unit, board_count, samples, seeds, expected, spread,
-            variance, boards_seen, card_table, flush_table, low_table, high_table, boards,
-            board_data, holes, board_index, high, low, keys, counts, used,
+            variance, boards_seen, card_table, flush_table, low_table, high_table, high_by_hole,
+            boards, board_data, holes, board_index, high, low, keys, counts, used,
         )  # fmt: skip
 
 
@@ -551,7 +1127,7 @@ def _spots(  # type: ignore[no-untyped-def]
 def expected_payouts_serial(  # type: ignore[no-untyped-def]
     player_start, hole, hole_stride, hole_count, known, known_count, pot_start, pot_amount,
     pot_eligible, unit, board_count, samples, seeds, expected, spread, variance, boards_seen,
-    status, card_table, flush_table, low_table, high_table, block_spots,
+    status, card_table, flush_table, low_table, high_table, high_by_hole, block_spots,
 ):  # fmt: skip
     """Every spot on the calling thread (see `_spot`; ``block_spots`` is for the parallel
     variant's signature); returns the number of spots."""
@@ -559,7 +1135,7 @@ def expected_payouts_serial(  # type: ignore[no-untyped-def]
     _spots(0, spots, player_start, hole, hole_stride, hole_count, known, known_count,
            pot_start, pot_amount, pot_eligible, unit, board_count, samples, seeds, expected,
            spread, variance, boards_seen, status, card_table, flush_table, low_table,
-           high_table)  # fmt: skip
+           high_table, high_by_hole)  # fmt: skip
     return spots
 
 
@@ -567,7 +1143,7 @@ def expected_payouts_serial(  # type: ignore[no-untyped-def]
 def expected_payouts_parallel(  # type: ignore[no-untyped-def]
     player_start, hole, hole_stride, hole_count, known, known_count, pot_start, pot_amount,
     pot_eligible, unit, board_count, samples, seeds, expected, spread, variance, boards_seen,
-    status, card_table, flush_table, low_table, high_table, block_spots,
+    status, card_table, flush_table, low_table, high_table, high_by_hole, block_spots,
 ):  # fmt: skip
     """Every spot on numba's thread pool, in blocks of ``block_spots`` spots."""
     spots = player_start.shape[0] - 1
@@ -578,5 +1154,5 @@ def expected_payouts_parallel(  # type: ignore[no-untyped-def]
         _spots(first, min(first + block_spots, spots), player_start, hole, hole_stride,
                hole_count, known, known_count, pot_start, pot_amount, pot_eligible, unit,
                board_count, samples, seeds, expected, spread, variance, boards_seen, status,
-               card_table, flush_table, low_table, high_table)  # fmt: skip
+               card_table, flush_table, low_table, high_table, high_by_hole)  # fmt: skip
     return spots
