@@ -8,16 +8,19 @@
    minutes per flop spot.
 2. The whole pass over a generated archive of ``HILO_EV_HANDS`` hands (default 1,000,000;
    generated and ingested once under ``bench/out/ev-<hands>``): ``run_audit`` on two worker
-   processes with and without the all-in equity, wall time of each and the spots found.
+   processes without and with the all-in equity, alternated ``HILO_EV_ROUNDS`` times (default
+   1), wall time of each, the ratio of the medians and the spots found.
 
 The machine is shared: the load average is printed beside every figure.
-Run with ``python -m bench ev`` (``HILO_EV_HANDS=100000`` for a quick run).
+Run with ``python -m bench ev`` (``HILO_EV_HANDS=100000`` for a quick run); ``python -m bench
+ev --kernel`` runs only part 1, ``python -m bench ev --whole`` only part 2.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import statistics
 import subprocess
 import sys
 import time
@@ -27,6 +30,7 @@ __all__ = ["main"]
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 HANDS = int(os.environ.get("HILO_EV_HANDS", "1000000"))
+ROUNDS = int(os.environ.get("HILO_EV_ROUNDS", "1"))  # audits without and with equity, alternated
 SPOTS = {4: 20_000, 3: 2_000, 0: 16}  # known board cards → synthetic spots per measurement
 STREETS = {4: "turn", 3: "flop", 0: "preflop"}
 
@@ -102,14 +106,20 @@ def _whole_pass() -> None:
     from pipeline.executor import make_executor
 
     dataset = _prepare(REPOSITORY / "bench" / "out" / f"ev-{HANDS}")
-    times = {}
-    for equity in (False, True):
-        with make_executor(workers=2) as executor:
-            started = time.perf_counter()
-            run_audit(dataset, "generated", executor=executor, equity=equity)
-            times[equity] = time.perf_counter() - started
-        print(f"audit over {HANDS:,} hands, 2 workers, equity {'on' if equity else 'off'}: "
-              f"{times[equity]:,.1f} s ({_load()})", flush=True)
+    runs: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(ROUNDS):  # alternated, so that a change of load hits both alike
+        for equity in (False, True):
+            with make_executor(workers=2) as executor:
+                started = time.perf_counter()
+                run_audit(dataset, "generated", executor=executor, equity=equity)
+                runs[equity].append(time.perf_counter() - started)
+            print(f"audit over {HANDS:,} hands, 2 workers, equity {'on' if equity else 'off'}: "
+                  f"{runs[equity][-1]:,.1f} s ({_load()})", flush=True)
+    times = {equity: statistics.median(values) for equity, values in runs.items()}
+    ratios = [on / off for off, on in zip(runs[False], runs[True])]
+    print(f"audit with the all-in equity / without: {statistics.median(ratios):.2f}x, the median "
+          f"of {ROUNDS} alternated rounds ({', '.join(f'{ratio:.2f}' for ratio in ratios)}; "
+          f"median times {times[True]:,.1f} s / {times[False]:,.1f} s)")
     rows = pl.from_arrow(read_table(dataset, "allin_equity"))
     spots = rows.group_by("site", "hand_id").agg(pl.col("street").first(), pl.col("player").n_unique())
     by_street = dict(spots.group_by("street").len().sort("street").iter_rows())
@@ -117,12 +127,20 @@ def _whole_pass() -> None:
           f"audit for {spots.height:,} spots (by street {by_street}), {rows.height:,} rows")
 
 
-def main() -> None:
+def main(options: list[str] | None = None) -> int:
+    options = options or []
+    unknown = [option for option in options if option not in ("--kernel", "--whole")]
+    if unknown:
+        print(f"bench ev: unknown options {' '.join(unknown)} (--kernel, --whole)", file=sys.stderr)
+        return 2
     sys.path.insert(0, str(REPOSITORY))
     print(f"{os.cpu_count()} cores ({_load()})")
-    _kernel_rates()
-    _whole_pass()
+    if "--whole" not in options or "--kernel" in options:
+        _kernel_rates()
+    if "--kernel" not in options or "--whole" in options:
+        _whole_pass()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))
