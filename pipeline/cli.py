@@ -317,7 +317,8 @@ def generate(
             "--rig",
             help="Deal unfairly, to measure hilo fairness: board-rank:A:0.05 (each Ace dealt to"
             " the board swapped away with probability 0.05), board-suit:h:F, hole-rank:R:F,"
-            " hole-suit:S:F.",
+            " hole-suit:S:F; allin:NAME:F (NAME is every session's hero, and a run-out that"
+            " does not give NAME the high is drawn again with probability F).",
         ),
     ] = None,
     uniform_deal: Annotated[
@@ -664,12 +665,16 @@ def fairness(
             f"  {row['site']:<12} {row['period']:<8} {row['game']:<14} {row['name']:<28}"
             f" n={row['cards']:<9} p={row['p_value']:.4f} adjusted={row['p_adjusted']:.4f} {mark}"
         )
-    typer.echo(f"all-in luck: {len(players)} players")
-    for entry in players[:20]:
+    lucky = sum(entry["flagged"] for entry in players)
+    typer.echo(f"all-in luck: {len(players)} players · flagged at alpha {alpha}: {lucky}")
+    # The flagged players first, then the most spots.
+    for entry in sorted(players, key=lambda entry: not entry["flagged"])[:20]:
         z = "-" if entry["z"] is None else f"{entry['z']:+.2f}"
+        adjusted = "" if entry["p_adjusted"] is None else f" adjusted={entry['p_adjusted']:.4f}"
+        mark = " FLAGGED" if entry["flagged"] else ""
         typer.echo(
             f"  {entry['site']:<12} {entry['player']:<24} {entry['currency']:<6}"
-            f" spots={entry['spots']:<5} luck={entry['luck']:+.2f} z={z}"
+            f" spots={entry['spots']:<5} luck={entry['luck']:+.2f} z={z}{adjusted}{mark}"
         )
     for entry in sites:
         typer.echo(

@@ -50,6 +50,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from pipeline.fairness import FairnessReport
+from pipeline.fairness.luck import MINIMUM_SPOTS
 from pipeline.identity import Aliases, alias_lists, load_aliases
 from pipeline.statistics import LABELS, MONEY, PLAIN_NUMBERS
 
@@ -1983,16 +1984,20 @@ def _fairness_view(report: FairnessReport | None) -> FairnessView | None:
     luck, luck_chart = None, None
     luck_note = "No all-in spots: run hilo audit DATASET first (it computes them)."
     if players.height:
-        shown = players.head(LUCK_PLAYERS_SHOWN)
+        # The flagged players first, then the most spots.
+        shown = players.sort("flagged", descending=True, maintain_order=True).head(LUCK_PLAYERS_SHOWN)
         luck = Table(
             [Column("Player"), Column("Site"), Column("Currency"), Column("All-in spots", True),
-             Column("Luck", True), Column("z", True), Column("p", True)],  # fmt: skip
+             Column("Luck", True), Column("z", True), Column("p", True), Column("Adjusted p", True),
+             Column("Flagged")],  # fmt: skip
             [
                 [
                     Cell(row["player"]), Cell(row["site"]), Cell(row["currency"]),
                     _count_cell(row["spots"]), _number_cell(_number(row["luck"])),
                     _number_cell("–" if row["z"] is None else f"{row['z']:+.2f}"),
                     _number_cell("–" if row["p_value"] is None else f"{row['p_value']:.3f}"),
+                    _number_cell("–" if row["p_adjusted"] is None else f"{row['p_adjusted']:.3f}"),
+                    Cell("yes" if row["flagged"] else ""),
                 ]  # fmt: skip
                 for row in shown.iter_rows(named=True)
             ],
@@ -2013,7 +2018,9 @@ def _fairness_view(report: FairnessReport | None) -> FairnessView | None:
             f"{players.height} players with all-in spots, the {len(shown)} with the most shown. "
             "Luck is what the all-in pots paid less what they were expected to pay over every "
             "run-out; z divides it by its standard deviation, about standard normal for a fair "
-            "deal after a few dozen spots."
+            f"deal after a few dozen spots. A player with {MINIMUM_SPOTS}+ spots is flagged when "
+            f"the p of z, Holm-adjusted over the site's such players, is at most α = "
+            f"{report.alpha:g}."
         )
     return FairnessView(summary, tests, chart, caption, luck, luck_chart, luck_note)
 

@@ -153,24 +153,44 @@ def test_all_in_luck_is_calibrated_on_a_fair_deal(dataset: Path) -> None:
     scores = players.filter(pl.col("spots") >= 5)["z"].drop_nulls().to_numpy()
     assert len(scores) > 50
     assert 0.75 < scores.std(ddof=1) < 1.25
+    assert not players["flagged"].any()
 
 
-def test_fairness_command_reports_every_family(dataset: Path) -> None:
-    from pipeline.cli import app
+def test_rig_syntax() -> None:
+    from pipeline.generate.dealing import parse_rig
 
-    result = CliRunner().invoke(app, ["fairness", str(dataset), "--format", "json"])
-    assert result.exit_code == 0, result.output
-    document = json.loads(result.stdout)
-    names = {test["name"] for test in document["tests"]}
-    assert {"hero_cards", "hero_suit_pattern", "flop_suits", "hero_repeats_previous_hand"} <= names
-    for test in document["tests"]:
-        assert {"name", "cards", "statistic", "p_value", "p_adjusted", "flagged"} <= set(test)
-        assert test["p_adjusted"] >= test["p_value"]
-        assert test["flagged"] == (test["p_adjusted"] <= 0.01)
-    hero_cards = next(test for test in document["tests"] if test["name"] == "hero_cards")
-    assert hero_cards["cards"] == 6000 * 4  # every hand dealt to the hero, folded or not
-    # z is null only where a player's all-in payouts could not vary (every run-out pays alike)
-    scored = [player for player in document["players"] if player["z"] is not None]
-    assert len(scored) > 0.9 * len(document["players"]) > 0
-    table = CliRunner().invoke(app, ["fairness", str(dataset), "--site", "nowhere"])
-    assert table.exit_code == 0 and "deal tests: 0" in table.stdout
+    rig = parse_rig("allin:Mr NoNo7:0.25")
+    assert (rig.place, rig.player, rig.fraction) == ("allin", "Mr NoNo7", 0.25)
+    assert parse_rig("hole-rank:a:0.1").value == 12
+    for bad in ("allin:tredex", "allin::0.5", "allin:tredex:0", "allin:tredex:1.5", "hole-suit:x:0.1",
+                "table-suit:h:0.1"):
+        with pytest.raises(ValueError, match="rig"):
+            parse_rig(bad)
+
+
+def test_a_player_favoured_at_all_in_is_flagged(tmp_path: Path) -> None:
+    """Run-outs that give one player (every session's hero) a second chance at the high: that
+    player's luck stands out (z > 3, the largest of the site) and is flagged when the player
+    asks (``--player``), no other player is flagged, and the deal tests still pass (the rig
+    acts on run-outs only). Expected z at 20,000 hands: about 4 (`python -m bench fairness`)."""
+    import polars as pl
+
+    from pipeline.audit import run_audit
+    from pipeline.fairness import fairness_report
+    from pipeline.generate import generate
+    from pipeline.ingest import ingest
+
+    favoured = "tredex"
+    generate(20_000, 5, tmp_path / "gen", limit="PL,NL", tournament_share=0.0,
+             rig=f"allin:{favoured}:1.0", workers=2)  # fmt: skip
+    ingest([tmp_path / "gen" / "pokerstars"], tmp_path / "dataset")
+    run_audit(tmp_path / "dataset", rake_schedule="generated")
+    report = fairness_report(tmp_path / "dataset")
+    assert report.players is not None
+    tested = report.players.filter(pl.col("p_adjusted").is_not_null())
+    top = tested.sort("z", descending=True).row(0, named=True)
+    assert top["player"] == favoured and top["z"] > 3 and top["luck"] > 0
+    assert report.players.filter(pl.col("flagged"))["player"].to_list() in ([], [favoured])
+    assert not any(test.flagged for test in report.tests)
+    mine = fairness_report(tmp_path / "dataset", players=[favoured]).players
+    assert mine is not None and mine["flagged"].to_list() == [True]

@@ -25,6 +25,7 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.fairness import FairnessReport, FamilyTest
+from pipeline.fairness.luck import flag_players
 from pipeline.fairness.deals import DealTest
 from pipeline.report import (
     CurrencyBlock,
@@ -244,7 +245,7 @@ def synthetic_report(mark: Callable[[str], str] = _same) -> ReportData:
             FamilyTest(sites[0], "2024", "O8", ranks, 1.0, False),
             FamilyTest(sites[0], "2024", "O8", suits, 0.0052, True),
         ],
-        players=pl.DataFrame(
+        players=flag_players(pl.DataFrame(
             {
                 "site": [sites[0], sites[1]],
                 "player": [mark("Hero"), mark("Villain")],
@@ -255,7 +256,7 @@ def synthetic_report(mark: Callable[[str], str] = _same) -> ReportData:
                 "z": [-1.2, 0.4],
                 "p_value": [0.2301, 0.6892],
             }
-        ),
+        ), 0.01),
     )
     return ReportData(
         dataset=mark("/data/hilo-out/dataset"),

@@ -124,7 +124,7 @@ def fairness_report(
     the hands where one of them is the hero (for the hole-card tests) or the player (for the
     luck).
     """
-    from pipeline.fairness.luck import luck_by_player, luck_by_site
+    from pipeline.fairness.luck import flag_players, luck_by_player, luck_by_site
 
     if not 0.0 < alpha < 1.0:
         raise ValueError("alpha must be between 0 and 1")
@@ -156,7 +156,9 @@ def fairness_report(
             FamilyTest(str(family_site), str(period), str(game), test, p, p <= alpha)
             for test, p in zip(tests, adjusted, strict=True)
         )
-    report.players = luck_by_player(root, hands.select("site", "hand_id"), players)
+    report.players = flag_players(
+        luck_by_player(root, hands.select("site", "hand_id"), players), alpha
+    )
     report.sites = luck_by_site(report.players)
     return report
 

@@ -7,9 +7,10 @@ Run-outs of different hands are independent, so over a player's spots
 
     luck = Σ (actual − expected),   z = luck / √Σ variance
 
-and z is close to standard normal for a fair deal once the player has a few dozen spots. Across
-the players of a site, the z-scores of a fair deal follow N(0, 1): their mean and their spread
-are tested too.
+and z is close to standard normal for a fair deal once the player has a few dozen spots. A
+player is flagged when the p-value of z, Holm-adjusted over the site's players with
+`MINIMUM_SPOTS` or more, is at most alpha. Across the players of a site, the z-scores of a fair
+deal follow N(0, 1): their mean and their spread are tested too.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.fairness.statistics import chi_square_survival, normal_two_sided
+from pipeline.fairness.statistics import chi_square_survival, holm, normal_two_sided
 
-__all__ = ["MINIMUM_SPOTS", "luck_by_player", "luck_by_site"]
+__all__ = ["MINIMUM_SPOTS", "flag_players", "luck_by_player", "luck_by_site"]
 
 # Below this many spots a player's z is reported but left out of the site's test: its law is
 # still far from normal (a single spot's payout takes a few values only).
@@ -83,6 +84,23 @@ def luck_by_player(
         .sort("spots", "site", "player", descending=[True, False, False])
     )
     return players_frame
+
+
+def flag_players(players: pl.DataFrame, alpha: float) -> pl.DataFrame:
+    """``players`` (`luck_by_player`) with ``p_adjusted`` (Holm over the site's players with
+    `MINIMUM_SPOTS` or more and a z; null for the others, whose z is too far from normal to
+    claim an error rate) and ``flagged`` (p_adjusted at most ``alpha``)."""
+    tested = (pl.col("spots") >= MINIMUM_SPOTS) & pl.col("p_value").is_not_null()
+    indexed = players.with_row_index("row")
+    adjusted: dict[int, float] = {}
+    for _, group in indexed.filter(tested).group_by(["site"], maintain_order=True):
+        rows = group["row"].to_list()
+        adjusted.update(zip(rows, holm(group["p_value"].to_list()), strict=True))
+    column = pl.Series("p_adjusted", [adjusted.get(row) for row in range(players.height)],
+                       dtype=pl.Float64)  # fmt: skip
+    return players.with_columns(column).with_columns(
+        flagged=pl.col("p_adjusted").fill_null(1.0) <= alpha
+    )
 
 
 def luck_by_site(players: pl.DataFrame) -> pl.DataFrame:

@@ -46,26 +46,42 @@ SUIT_SYMBOLS = "cdhs"
 
 @dataclass(frozen=True)
 class Rig:
-    """A deliberately unfair deal: each card of one rank or suit dealt to the board (or to the
-    hole cards) is swapped, with probability ``fraction``, for a card of the undealt deck that
-    is not of that rank or suit. The rank or suit is then under-dealt there by about that
-    fraction; the deal tests' power is measured against it."""
+    """A deliberately unfair deal. On the board or the hole cards: each card of one rank or
+    suit dealt there is swapped, with probability ``fraction``, for a card of the undealt deck
+    that is not of that rank or suit, so the rank or suit is under-dealt there by about that
+    fraction; the deal tests' power is measured against it. At all-in (``place`` "allin"):
+    the ``player`` named is every session's hero, and when a run-out after the betting does
+    not give that player the high (alone or tied), it is drawn again with probability
+    ``fraction``; the all-in luck test's power is measured against it."""
 
-    place: str  # "board" or "hole"
-    kind: str  # "rank" or "suit"
-    value: int  # rank 0..12 (2..A) or suit 0..3 (c, d, h, s)
+    place: str  # "board", "hole" or "allin"
+    kind: str  # "rank", "suit" or "player"
+    value: int  # rank 0..12 (2..A) or suit 0..3 (c, d, h, s); -1 for a player
     fraction: float
+    player: str = ""  # the favoured player of an "allin" rig
 
     def matches(self, card: int) -> bool:
         return (card // 4 if self.kind == "rank" else card % 4) == self.value
 
 
 def parse_rig(text: str) -> Rig:
-    """``board-rank:A:0.05``, ``hole-suit:h:0.02``: place, kind, which, fraction.
+    """``board-rank:A:0.05``, ``hole-suit:h:0.02``: place, kind, which, fraction;
+    ``allin:NAME:0.3``: run-outs favour player NAME.
 
     >>> parse_rig("board-rank:A:0.05")
-    Rig(place='board', kind='rank', value=12, fraction=0.05)
+    Rig(place='board', kind='rank', value=12, fraction=0.05, player='')
+    >>> parse_rig("allin:tredex:0.3").player
+    'tredex'
     """
+    if text.startswith("allin:"):
+        player, _, fraction_text = text[len("allin:") :].rpartition(":")
+        try:
+            fraction = float(fraction_text)
+        except ValueError:
+            fraction = -1.0
+        if not player or not 0.0 < fraction <= 1.0:
+            raise ValueError(f"rig {text!r}: write it as allin:NAME:0.3 (a fraction in (0, 1])")
+        return Rig("allin", "player", -1, fraction, player)
     try:
         what, which, fraction_text = text.split(":")
         place, kind = what.split("-")
@@ -74,7 +90,9 @@ def parse_rig(text: str) -> Rig:
         raise ValueError(f"rig {text!r}: write it as board-rank:A:0.05 or hole-suit:h:0.02") from None
     symbols = {"rank": RANK_SYMBOLS, "suit": SUIT_SYMBOLS}.get(kind)
     if place not in ("board", "hole") or symbols is None or len(which) != 1:
-        raise ValueError(f"rig {text!r}: board-rank, board-suit, hole-rank or hole-suit, one symbol")
+        raise ValueError(
+            f"rig {text!r}: board-rank, board-suit, hole-rank or hole-suit, one symbol; or allin:NAME"
+        )
     value = symbols.find(which.upper() if kind == "rank" else which.lower())
     if value < 0 or not 0.0 < fraction <= 1.0:
         raise ValueError(f"rig {text!r}: unknown {kind} {which!r} or a fraction outside (0, 1]")
@@ -202,7 +220,7 @@ def deal_batch(
         fixer = random.Random(int(rng.integers(1 << 62)))
         shuffled = decks[biased].tolist()
         cards[biased] = [_biased_deal(fixer, slots, deck, hole_size) for deck in shuffled]
-    if rig is not None:
+    if rig is not None and rig.place != "allin":  # an all-in rig acts on run-outs (`simulate`)
         rigger = random.Random(int(rng.integers(1 << 62)))
         for row, deck in zip(cards, decks.tolist(), strict=True):
             _rig_row(row, deck, rig, slots, hole_size, rigger)

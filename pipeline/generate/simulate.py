@@ -431,6 +431,13 @@ class Session:
         sitters = [self._new_sitter(seat, name, plan.stakes) for seat, name in zip(seats, names)]
         hero = rng.choice(sitters)
         hero.is_hero = True
+        rig = self.dealer.rig
+        if rig is not None and rig.place == "allin":
+            # The favoured player is every session's hero (a name never sits twice).
+            for sitter in sitters:
+                if sitter.name == rig.player:
+                    sitter.name = hero.name
+            hero.name = rig.player
         if plan.stakes is not None:
             # The hero (whose hole cards the file shows) buys in for the usual maximum, so
             # that cash sessions do not end too soon.
@@ -544,7 +551,7 @@ class Session:
         )
         board = deal[:HOLES]
         if dealer.uniform and outcome.showdown:
-            board, high, low = self._fresh_run_out(deal, board, holes, outcome, high, low)
+            board, high, low = self._fresh_run_out(deal, board, holes, outcome, high, low, ring)
         folded = outcome.folded
         pots = build_pots(outcome.put_in, folded)
         total_pot = sum(outcome.put_in)
@@ -662,10 +669,13 @@ class Session:
         outcome: HandOutcome,
         high: list[int],
         low: list[int],
+        ring: list[Sitter],
     ) -> tuple[list[int], list[int], list[int]]:
         """The board cards dealt after the betting ended, drawn again from the cards no one
         holds. The simulated players bet on their final hands (the deal's values), so in an
-        all-in the run-out would follow their bets; a fair deal's run-out does not."""
+        all-in the run-out would follow their bets; a fair deal's run-out does not. Under an
+        all-in rig (`Rig`) a run-out that does not give the favoured player the high is drawn
+        once more with the rig's probability."""
         from pipeline.evaluator import evaluate
 
         last_street = max(action[0] for action in outcome.actions)
@@ -675,10 +685,23 @@ class Session:
             return board, high, low
         taken = set(deal[:HOLES]) | {card for hole in holes for card in hole}
         spare = [card for card in range(52) if card not in taken]
-        fresh = board[:known] + self.rng.sample(spare, len(board) - known)
-        values = evaluate(
-            np.array(holes, dtype=np.uint8), np.array([fresh] * len(holes), dtype=np.uint8)
-        )
+        rig = self.dealer.rig
+        folded = outcome.folded
+        favoured = [
+            i for i, sitter in enumerate(ring)
+            if rig is not None and rig.place == "allin" and sitter.name == rig.player
+            and not folded[i]
+        ]  # fmt: skip
+        for attempt in range(2):
+            fresh = board[:known] + self.rng.sample(spare, len(board) - known)
+            values = evaluate(
+                np.array(holes, dtype=np.uint8), np.array([fresh] * len(holes), dtype=np.uint8)
+            )
+            if attempt == 1 or not favoured or rig is None:
+                break
+            contenders = [value for value, out in zip(values[0], folded) if not out]
+            if values[0][favoured[0]] >= max(contenders) or self.rng.random() >= rig.fraction:
+                break
         return fresh, values[0].tolist(), values[1].tolist()
 
     def _fever(self, ring: list[Sitter]) -> list[bool]:
