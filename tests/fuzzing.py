@@ -213,9 +213,9 @@ def _add_test_documents(seeds: Seeds) -> None:
 
 
 @cache
-def load_seeds(corpus: Path = CORPUS, generated_hands: int = 200) -> Seeds:
-    """Seed hands for every registered parser: the corpus files it claims (else the documents of
-    its tests), plus generated PokerStars archives."""
+def _claimed_seeds(corpus: Path) -> Seeds:
+    """The corpus files' and the test documents' seeds, read once per process (cutting the
+    corpus into seed hands parses many hands one by one: about a minute)."""
     seeds = Seeds()
     manifest = corpus / "MANIFEST.tsv"
     if manifest.exists():
@@ -229,6 +229,19 @@ def load_seeds(corpus: Path = CORPUS, generated_hands: int = 200) -> Seeds:
             if parser is not None:
                 seeds.add(parser.site, row["path"], *_seed_hands(parser, data))
     _add_test_documents(seeds)
+    return seeds
+
+
+def load_seeds(corpus: Path = CORPUS, generated_hands: int = 200) -> Seeds:
+    """Seed hands for every registered parser: the corpus files it claims (else the documents of
+    its tests), plus generated PokerStars archives. A new `Seeds` each call, free to change."""
+    claimed = _claimed_seeds(corpus)
+    seeds = Seeds(
+        hands={site: list(hands) for site, hands in claimed.hands.items()},
+        sources={site: list(sources) for site, sources in claimed.sources.items()},
+        notes=list(claimed.notes),
+        starts=dict(claimed.starts),
+    )
     if generated_hands:
         from pipeline.generate import generate
 
