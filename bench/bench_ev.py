@@ -31,7 +31,7 @@ __all__ = ["main"]
 REPOSITORY = Path(__file__).resolve().parent.parent
 HANDS = int(os.environ.get("HILO_EV_HANDS", "1000000"))
 ROUNDS = int(os.environ.get("HILO_EV_ROUNDS", "1"))  # audits without and with equity, alternated
-SPOTS = {4: 20_000, 3: 2_000, 0: 16}  # known board cards → synthetic spots per measurement
+SPOTS = {4: 20_000, 3: 2_000, 0: 200}  # known board cards → synthetic spots per measurement
 STREETS = {4: "turn", 3: "flop", 0: "preflop"}
 
 

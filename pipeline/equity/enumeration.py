@@ -380,6 +380,71 @@ def _within_reach(m, kinds, free_suits, suit, needs, need_count):  # type: ignor
     return False
 
 
+@_inline
+def _suit_kinds(  # type: ignore[no-untyped-def]
+    m, kinds, suit, free_suits, ways_with, ways_without, distinct, with_suit, without_suit
+):
+    """For each distinct rank k of multiset ``m``: its rank, its ways with a card of ``suit``
+    and without one (into ``distinct``, ``with_suit``, ``without_suit``); returns the bit mask
+    of the kinds whose rank still has a card of ``suit`` in the deck."""
+    eligible = 0
+    for k in range(kinds):
+        part = _MULTISETS[m, 2 + k]
+        distinct[k] = part // _PART_WIDTH
+        without_suit[k] = ways_without[suit, part]
+        with_suit[k] = ways_with[suit, part]
+        if (free_suits[distinct[k]] >> suit) & 1:
+            eligible |= 1 << k
+    return eligible
+
+
+@_inline
+def _flush_class(chosen, kinds, distinct, with_suit, without_suit):  # type: ignore[no-untyped-def]
+    """The flush class whose cards of the suit are the kinds ``chosen`` (`_suit_kinds`): how
+    many boards it holds (none for fewer than three kinds: no flush), and T, its ranks of the
+    suit (a 13-bit mask)."""
+    if _popcount(_U(chosen)) < 3:
+        return 0, 0
+    count = 1
+    suit_ranks = 0
+    for k in range(kinds):
+        if chosen & (1 << k):
+            count *= with_suit[k]
+            suit_ranks |= 1 << distinct[k]
+        else:
+            count *= without_suit[k]
+    return count, suit_ranks
+
+
+@_inline
+def _flushers(free_suits, hole_suit, players, suit):  # type: ignore[no-untyped-def]
+    """The players who can make a flush in ``suit`` (bit i: player i holds two or more of
+    it); none when fewer than three of its ranks are left in the deck."""
+    ranks_free = 0
+    for rank in range(13):
+        ranks_free += (free_suits[rank] >> suit) & 1
+    mask = 0
+    if ranks_free >= 3:
+        for i in range(players):
+            if _popcount(hole_suit[i, suit]) >= 2:
+                mask |= 1 << i
+    return mask
+
+
+@_jit
+def _record_boards(  # type: ignore[no-untyped-def]
+    high, board_low, count, players, low, low_table, hole_low, first_pot, pots, pot_eligible,
+    keys, counts, used,
+):  # fmt: skip
+    """Record ``count`` boards of highs ``high`` and low ranks ``board_low`` in the outcome
+    tables at once (when their order has no sum: the orders ran out); False when an outcome
+    table is full."""
+    for i in range(players):
+        low[i] = low_table[(board_low << _U(8)) | hole_low[i]]
+    return _record_board(high, low, 0, players, first_pot, pots, pot_eligible, keys, counts,
+                         used, count)  # fmt: skip
+
+
 @_jit
 def _preflop_classes(  # type: ignore[no-untyped-def]
     hole, stride, width, first_player, players, in_use, first_pot, pots, pot_eligible, keys,
@@ -437,19 +502,13 @@ def _preflop_classes(  # type: ignore[no-untyped-def]
     memo_rows = 0
     every_pot = np.zeros(4, dtype=np.bool_)
     for suit in range(4):
-        ranks_free = 0
-        for rank in range(13):
-            ranks_free += (free_suits[rank] >> suit) & 1
-        if ranks_free < 3:
-            continue
-        mask = 0
+        mask = _flushers(free_suits, hole_suit, players, suit)
         for i in range(players):
-            if _popcount(hole_suit[i, suit]) >= 2:
+            if mask & (1 << i):
                 suited[suit, suited_count[suit]] = i
                 memo_row[suit, i] = memo_rows
                 memo_rows += 1
                 suited_count[suit] += 1
-                mask |= 1 << i
         if suited_count[suit] > 0:
             flush_suits[suit_count] = suit
             suit_count += 1
@@ -539,41 +598,23 @@ def _preflop_classes(  # type: ignore[no-untyped-def]
                                       order_high, order_slot, orders, summed)  # fmt: skip
                     if order >= 0:
                         summed[order, board_low] += e3
-                    else:
-                        for i in range(players):
-                            low[i] = low_table[(board_low << _U(8)) | hole_low[i]]
-                        if not _record_board(high, low, 0, players, first_pot, pots,
-                                             pot_eligible, keys, counts, used, e3):  # fmt: skip
-                            return -1
+                    elif not _record_boards(high, board_low, e3, players, low, low_table,
+                                            hole_low, first_pot, pots, pot_eligible, keys,
+                                            counts, used):  # fmt: skip
+                        return -1
                     flush_boards += e3
                     continue
             # Several flushers, or a straight flush in reach: class by class.
             if flush_value.shape[0] == 0:
                 flush_value = np.full((memo_rows, 1 << 13), -1, dtype=np.int32)
                 order_of = np.full((4, 1 << 13), -2, dtype=np.int16)
-            eligible = 0  # kinds of R whose rank still has a card of s
-            for k in range(kinds):
-                part = _MULTISETS[m, 2 + k]
-                distinct[k] = part // _PART_WIDTH
-                without_suit[k] = ways_without[suit, part]
-                with_suit[k] = ways_with[suit, part]
-                if (free_suits[distinct[k]] >> suit) & 1:
-                    eligible |= 1 << k
+            eligible = _suit_kinds(m, kinds, suit, free_suits, ways_with, ways_without,
+                                   distinct, with_suit, without_suit)  # fmt: skip
             if _popcount(_U(eligible)) < 3:
                 continue
             chosen = eligible
-            while chosen:
-                if _popcount(_U(chosen)) < 3:
-                    chosen = (chosen - 1) & eligible
-                    continue
-                count = 1
-                suit_ranks = 0  # T
-                for k in range(kinds):
-                    if chosen & (1 << k):
-                        count *= with_suit[k]
-                        suit_ranks |= 1 << distinct[k]
-                    else:
-                        count *= without_suit[k]
+            while chosen:  # every subset of the eligible kinds
+                count, suit_ranks = _flush_class(chosen, kinds, distinct, with_suit, without_suit)
                 chosen = (chosen - 1) & eligible
                 if count == 0:
                     continue
@@ -615,23 +656,18 @@ def _preflop_classes(  # type: ignore[no-untyped-def]
                                   order_key, order_high, order_slot, orders, summed)  # fmt: skip
                 if order >= 0:
                     summed[order, board_low] += count
-                else:
-                    for i in range(players):
-                        low[i] = low_table[(board_low << _U(8)) | hole_low[i]]
-                    if not _record_board(high, low, 0, players, first_pot, pots,
-                                         pot_eligible, keys, counts, used, count):  # fmt: skip
-                        return -1
+                elif not _record_boards(high, board_low, count, players, low, low_table,
+                                        hole_low, first_pot, pots, pot_eligible, keys, counts,
+                                        used):  # fmt: skip
+                    return -1
                 flush_boards += count
         if total > flush_boards:
             if plain_order >= 0:
                 summed[plain_order, board_low] += total - flush_boards
-            else:
-                for i in range(players):
-                    low[i] = low_table[(board_low << _U(8)) | hole_low[i]]
-                if not _record_board(plain_high, low, 0, players, first_pot, pots,
-                                     pot_eligible, keys, counts, used,
-                                     total - flush_boards):  # fmt: skip
-                    return -1
+            elif not _record_boards(plain_high, board_low, total - flush_boards, players, low,
+                                    low_table, hole_low, first_pot, pots, pot_eligible, keys,
+                                    counts, used):  # fmt: skip
+                return -1
         boards += total
     # The deferred flush boards: for each suit with one flusher, the boards of three or more
     # cards of it (the product over R's parts of (ways without s) + (ways with s) x, its
@@ -673,22 +709,18 @@ def _preflop_classes(  # type: ignore[no-untyped-def]
                                              order_slot, orders, summed)  # fmt: skip
                 if raised_order >= 0:
                     summed[raised_order, board_low] += count
-                else:
-                    for i in range(players):
-                        low[i] = low_table[(_U(board_low) << _U(8)) | hole_low[i]]
-                    if not _record_board(high, low, 0, players, first_pot, pots, pot_eligible,
-                                         keys, counts, used, count):  # fmt: skip
-                        return -1
+                elif not _record_boards(high, _U(board_low), count, players, low, low_table,
+                                        hole_low, first_pot, pots, pot_eligible, keys, counts,
+                                        used):  # fmt: skip
+                    return -1
     for order in range(orders[0]):
         for i in range(players):
             high[i] = order_high[order, i]
         for board_low in range(_LOW_SETS):
-            if summed[order, board_low] == 0:
-                continue
-            for i in range(players):
-                low[i] = low_table[(_U(board_low) << _U(8)) | hole_low[i]]
-            if not _record_board(high, low, 0, players, first_pot, pots, pot_eligible, keys,
-                                 counts, used, summed[order, board_low]):  # fmt: skip
+            if summed[order, board_low] != 0 and not _record_boards(
+                high, _U(board_low), summed[order, board_low], players, low, low_table, hole_low,
+                first_pot, pots, pot_eligible, keys, counts, used,
+            ):  # fmt: skip
                 return -1
     return boards
 
@@ -715,14 +747,7 @@ def _preflop_heads_up(  # type: ignore[no-untyped-def]
     needs = np.zeros((4, 10 * 15), dtype=np.int64)
     need_count = np.zeros(4, dtype=np.int64)
     for suit in range(4):
-        ranks_free = 0
-        for rank in range(13):
-            ranks_free += (free_suits[rank] >> suit) & 1
-        if ranks_free < 3:
-            continue
-        for i in range(2):
-            if _popcount(hole_suit[i, suit]) >= 2:
-                flushers[suit] |= 1 << i
+        flushers[suit] = _flushers(free_suits, hole_suit, 2, suit)
         if flushers[suit] == 0:
             continue
         flush_suits[suit_count] = suit
@@ -779,27 +804,11 @@ def _preflop_heads_up(  # type: ignore[no-untyped-def]
             # Class by class: T, the ranks of the suit's three or more board cards.
             if flush_value.shape[2] == 0:
                 flush_value = np.full((2, 4, 1 << 13), -1, dtype=np.int32)
-            eligible = 0
-            for k in range(kinds):
-                part = _MULTISETS[m, 2 + k]
-                distinct[k] = part // _PART_WIDTH
-                without_suit[k] = ways_without[suit, part]
-                with_suit[k] = ways_with[suit, part]
-                if (free_suits[distinct[k]] >> suit) & 1:
-                    eligible |= 1 << k
+            eligible = _suit_kinds(m, kinds, suit, free_suits, ways_with, ways_without,
+                                   distinct, with_suit, without_suit)  # fmt: skip
             chosen = eligible
-            while chosen:
-                if _popcount(_U(chosen)) < 3:
-                    chosen = (chosen - 1) & eligible
-                    continue
-                count = 1
-                suit_ranks = 0
-                for k in range(kinds):
-                    if chosen & (1 << k):
-                        count *= with_suit[k]
-                        suit_ranks |= 1 << distinct[k]
-                    else:
-                        count *= without_suit[k]
+            while chosen:  # every subset of the eligible kinds
+                count, suit_ranks = _flush_class(chosen, kinds, distinct, with_suit, without_suit)
                 chosen = (chosen - 1) & eligible
                 if count == 0:
                     continue
@@ -830,12 +839,10 @@ def _preflop_heads_up(  # type: ignore[no-untyped-def]
         high[0] = 2 if order == 1 else 1
         high[1] = 2 if order == 2 else 1
         for board_low in range(_LOW_SETS):
-            if summed[order, board_low] == 0:
-                continue
-            for i in range(2):
-                low[i] = low_table[(_U(board_low) << _U(8)) | hole_low[i]]
-            if not _record_board(high, low, 0, 2, first_pot, pots, pot_eligible, keys, counts,
-                                 used, summed[order, board_low]):  # fmt: skip
+            if summed[order, board_low] != 0 and not _record_boards(
+                high, _U(board_low), summed[order, board_low], 2, low, low_table, hole_low,
+                first_pot, pots, pot_eligible, keys, counts, used,
+            ):  # fmt: skip
                 return -1
     return boards
 
