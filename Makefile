@@ -17,11 +17,13 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(VENV)/bin/hilo run data/sample/pokerstars --out hilo-out --rake-schedule generated
 
+# Two test processes (pytest-xdist): most tests use one core, and the machines hilo is
+# developed and tested on have two. A plain `pytest` runs them in one process.
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
 
 test-slow: $(STAMP)
-	$(PY) -m pytest -q -m slow
+	$(PY) -m pytest -q -n 2 -m slow
 
 bench: $(STAMP)
 	$(PY) -m bench
