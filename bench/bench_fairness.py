@@ -22,7 +22,7 @@
    are cut to the street each hand reached with the shares measured in part 1.
 3. Luck power: for each fraction of a grid, one archive of ``HILO_FAIRNESS_LUCK_HANDS`` hands
    (default 100,000; pot- and no-limit cash tables, where all-ins are common) generated with
-   ``--rig allin:NAME:F`` (NAME every session's hero; a run-out that does not give NAME the high
+   ``--rig allin:NAME:F`` (NAME the hero at every table; a run-out that does not give NAME the high
    drawn again with probability F), ingested and audited. NAME's spots (luck and variance)
    are then resampled with replacement into ``HILO_FAIRNESS_REPLICAS`` archives of each size
    (NAME's spots per hand as measured), and an archive counts as flagged when NAME's z has a

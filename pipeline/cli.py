@@ -317,7 +317,7 @@ def generate(
             "--rig",
             help="Deal unfairly, to measure hilo fairness: board-rank:A:0.05 (each Ace dealt to"
             " the board swapped away with probability 0.05), board-suit:h:F, hole-rank:R:F,"
-            " hole-suit:S:F; allin:NAME:F (NAME is every session's hero, and a run-out that"
+            " hole-suit:S:F; allin:NAME:F (NAME is the hero at every table, and a run-out that"
             " does not give NAME the high is drawn again with probability F).",
         ),
     ] = None,

@@ -169,7 +169,7 @@ def test_rig_syntax() -> None:
 
 
 def test_a_player_favoured_at_all_in_is_flagged(tmp_path: Path) -> None:
-    """Run-outs that give one player (every session's hero) a second chance at the high: that
+    """Run-outs that give one player (the hero at every table) a second chance at the high: that
     player's luck stands out (z > 3, the largest of the site) and is flagged when the player
     asks (``--player``), no other player is flagged, and the deal tests still pass (the rig
     acts on run-outs only). Expected z at 20,000 hands: about 4 (`python -m bench fairness`)."""

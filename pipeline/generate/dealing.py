@@ -50,7 +50,7 @@ class Rig:
     suit dealt there is swapped, with probability ``fraction``, for a card of the undealt deck
     that is not of that rank or suit, so the rank or suit is under-dealt there by about that
     fraction; the deal tests' power is measured against it. At all-in (``place`` "allin"):
-    the ``player`` named is every session's hero, and when a run-out after the betting does
+    the ``player`` named is the hero at every table, and when a run-out after the betting does
     not give that player the high (alone or tied), it is drawn again with probability
     ``fraction``; the all-in luck test's power is measured against it."""
 

@@ -433,7 +433,7 @@ class Session:
         hero.is_hero = True
         rig = self.dealer.rig
         if rig is not None and rig.place == "allin":
-            # The favoured player is every session's hero (a name never sits twice).
+            # The favoured player is the hero at every table (a name never sits twice).
             for sitter in sitters:
                 if sitter.name == rig.player:
                     sitter.name = hero.name
