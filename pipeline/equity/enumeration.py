@@ -446,6 +446,31 @@ def _record_boards(  # type: ignore[no-untyped-def]
 
 
 @_jit
+def _record_sums(  # type: ignore[no-untyped-def]
+    summed, order_high, orders, players, low, low_table, hole_low, first_pot, pots,
+    pot_eligible, keys, counts, used,
+):  # fmt: skip
+    """Record the boards summed by order and low ranks (``summed``), each order with its
+    representative highs (``order_high``); False when an outcome table is full."""
+    high = np.empty(players, dtype=np.int64)
+    for order in range(orders):
+        for i in range(players):
+            high[i] = order_high[order, i]
+        for board_low in range(_LOW_SETS):
+            if summed[order, board_low] != 0 and not _record_boards(
+                high, _U(board_low), summed[order, board_low], players, low, low_table, hole_low,
+                first_pot, pots, pot_eligible, keys, counts, used,
+            ):  # fmt: skip
+                return False
+    return True
+
+
+# Highs standing for the three heads-up orders of `_preflop_heads_up`: a tie, player 0 best,
+# player 1 best.
+_HEADS_UP_HIGHS = np.array([[1, 1], [2, 1], [1, 2]], dtype=np.int64)
+
+
+@_jit
 def _preflop_classes(  # type: ignore[no-untyped-def]
     hole, stride, width, first_player, players, in_use, first_pot, pots, pot_eligible, keys,
     counts, used, card_table, flush_table, low_table, high_by_hole,
@@ -713,15 +738,9 @@ def _preflop_classes(  # type: ignore[no-untyped-def]
                                         hole_low, first_pot, pots, pot_eligible, keys, counts,
                                         used):  # fmt: skip
                     return -1
-    for order in range(orders[0]):
-        for i in range(players):
-            high[i] = order_high[order, i]
-        for board_low in range(_LOW_SETS):
-            if summed[order, board_low] != 0 and not _record_boards(
-                high, _U(board_low), summed[order, board_low], players, low, low_table, hole_low,
-                first_pot, pots, pot_eligible, keys, counts, used,
-            ):  # fmt: skip
-                return -1
+    if not _record_sums(summed, order_high, orders[0], players, low, low_table, hole_low,
+                        first_pot, pots, pot_eligible, keys, counts, used):  # fmt: skip
+        return -1
     return boards
 
 
@@ -833,17 +852,9 @@ def _preflop_heads_up(  # type: ignore[no-untyped-def]
         order = 1 if h0 > h1 else (2 if h1 > h0 else 0)
         summed[order, board_low] += total - flush_boards
         boards += total
-    high = np.empty(2, dtype=np.int64)
-    low = np.empty(2, dtype=np.int64)
-    for order in range(3):
-        high[0] = 2 if order == 1 else 1
-        high[1] = 2 if order == 2 else 1
-        for board_low in range(_LOW_SETS):
-            if summed[order, board_low] != 0 and not _record_boards(
-                high, _U(board_low), summed[order, board_low], 2, low, low_table, hole_low,
-                first_pot, pots, pot_eligible, keys, counts, used,
-            ):  # fmt: skip
-                return -1
+    if not _record_sums(summed, _HEADS_UP_HIGHS, 3, 2, np.empty(2, dtype=np.int64), low_table,
+                        hole_low, first_pot, pots, pot_eligible, keys, counts, used):  # fmt: skip
+        return -1
     return boards
 
 
