@@ -685,23 +685,22 @@ class Session:
             return board, high, low
         taken = set(deal[:HOLES]) | {card for hole in holes for card in hole}
         spare = [card for card in range(52) if card not in taken]
+
+        def draw() -> tuple[list[int], tuple[np.ndarray, np.ndarray]]:
+            cards = board[:known] + self.rng.sample(spare, len(board) - known)
+            dealt = np.array([cards] * len(holes), dtype=np.uint8)
+            return cards, evaluate(np.array(holes, dtype=np.uint8), dealt)
+
+        fresh, values = draw()
         rig = self.dealer.rig
-        folded = outcome.folded
-        favoured = [
-            i for i, sitter in enumerate(ring)
-            if rig is not None and rig.place == "allin" and sitter.name == rig.player
-            and not folded[i]
-        ]  # fmt: skip
-        for attempt in range(2):
-            fresh = board[:known] + self.rng.sample(spare, len(board) - known)
-            values = evaluate(
-                np.array(holes, dtype=np.uint8), np.array([fresh] * len(holes), dtype=np.uint8)
-            )
-            if attempt == 1 or not favoured or rig is None:
-                break
-            contenders = [value for value, out in zip(values[0], folded) if not out]
-            if values[0][favoured[0]] >= max(contenders) or self.rng.random() >= rig.fraction:
-                break
+        if rig is not None and rig.place == "allin":
+            folded = outcome.folded
+            highs = values[0].tolist()
+            seat = next((i for i, sitter in enumerate(ring)
+                         if sitter.name == rig.player and not folded[i]), None)  # fmt: skip
+            best = max(high for high, out in zip(highs, folded) if not out)
+            if seat is not None and highs[seat] < best and self.rng.random() < rig.fraction:
+                fresh, values = draw()
         return fresh, values[0].tolist(), values[1].tolist()
 
     def _fever(self, ring: list[Sitter]) -> list[bool]:
